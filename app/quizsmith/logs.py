@@ -1,0 +1,43 @@
+"""Logging to a file under the platform log dir, with API keys masked."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from quizsmith import paths, secrets
+
+LOG_FILE = "quizsmith.log"
+
+
+class RedactSecrets(logging.Filter):
+    """Masks every API key Quizsmith has handed out, wherever it appears in a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        known = secrets.known_secrets()
+        if not known:
+            return True
+        text = record.getMessage()
+        masked = text
+        for key in known:
+            masked = masked.replace(key, "***")
+        if masked != text:
+            record.msg, record.args = masked, None
+        return True
+
+
+def setup_logging(level: int = logging.INFO) -> Path:
+    path = paths.log_dir() / LOG_FILE
+    root = logging.getLogger()
+    if not any(getattr(h, "_quizsmith", False) for h in root.handlers):
+        handler = logging.FileHandler(path, encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.addFilter(RedactSecrets())
+        handler._quizsmith = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+    root.setLevel(level)
+    # httpx logs every request URL at INFO; URLs never carry keys here, but headers might in
+    # debug output of some versions, so keep it quiet.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("httpcore").setLevel(logging.WARNING)
+    return path

@@ -1,0 +1,60 @@
+"""The text of `quizsmith models`: providers, models found, and which model serves each role."""
+
+from __future__ import annotations
+
+from quizsmith import secrets, settings as settings_mod
+from quizsmith.errors import QuizsmithError
+from quizsmith.providers import catalog, registry
+
+_CAPS = ("can_chat", "can_complete", "can_logprob", "can_embed", "can_constrain", "needs_key")
+
+
+def _model_status(model: catalog.CatalogModel, prepare: bool) -> str:
+    if model.metadata.get("problem"):
+        return f"unusable: {model.metadata['problem']}"
+    if not catalog.is_installed(model):
+        return f"MISSING - install with: {model.install}"
+    try:
+        path = catalog.locate(model, assemble=prepare)
+    except QuizsmithError as exc:
+        return f"not ready: {exc}"
+    return f"ok ({path})"
+
+
+def models_report(prepare: bool = False) -> str:
+    s = settings_mod.load()
+    lines = ["Providers:"]
+    for name in registry.names():
+        cls = registry.get(name)
+        caps = ", ".join(c.removeprefix("can_") for c in _CAPS if getattr(cls, c, False))
+        lines.append(f"  {name:<10} {cls.description} [{caps}]")
+
+    models = catalog.all_models(s.model_dirs)
+    lines += ["", "Models:"]
+    for m in models:
+        kind = "bundled" if m.bundled else "user"
+        lines.append(f"  {m.id:<24} {kind:<7} {m.backend:<9} {m.size_mb:>6.0f} MB  {m.license or '-'}")
+        lines.append(f"  {'':<24} roles: {', '.join(m.roles) or '-'}")
+        lines.append(f"  {'':<24} {_model_status(m, prepare)}")
+    if not any(not m.bundled for m in models):
+        lines.append(f"  (no user GGUF files; put *.gguf in {catalog.paths.models_dir()} to add one)")
+
+    lines += ["", f"Roles (settings: {s.path}):"]
+    known = {m.id for m in models}
+    for role in settings_mod.SINGLE_ROLES + settings_mod.MULTI_ROLES:
+        refs = s.role_list(role) if role in settings_mod.MULTI_ROLES else [s.role(role)]
+        marks = []
+        for ref in refs:
+            ok = ref in known or ref.startswith("endpoint:") and ref[9:] in s.endpoints
+            marks.append(ref if ok else f"{ref} (NOT FOUND)")
+        lines.append(f"  {role:<12} {', '.join(marks)}")
+
+    if s.endpoints:
+        lines += ["", "Endpoints:"]
+        for name, ep in s.endpoints.items():
+            key = "no key needed"
+            if ep.key_name:
+                found = secrets.get_api_key(ep.key_name) is not None
+                key = f"key {ep.key_name!r}: {'found' if found else 'MISSING (quizsmith key set ' + ep.key_name + ')'}"
+            lines.append(f"  {name:<12} {ep.provider} {ep.base_url} model={ep.model} ({key})")
+    return "\n".join(lines)

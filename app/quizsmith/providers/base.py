@@ -1,0 +1,154 @@
+"""The provider protocol: one interface for every model backend.
+
+Capabilities are class attributes so that callers (metrics, generation, the settings dialog)
+can choose a provider without calling it. A method a provider cannot serve raises
+`CapabilityError` with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from quizsmith.errors import CapabilityError
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    text: str
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str = ""
+    seconds: float = 0.0
+    #: The parsed JSON object when `json_schema` was given and the output parsed.
+    data: Any = None
+
+
+@dataclass(frozen=True)
+class OptionLogprob:
+    """Log-probability of one option text as a continuation of a prefix."""
+
+    option: str
+    total: float  # sum of token log-probabilities (natural log)
+    mean: float  # total / n_tokens: the length-normalised score used by likelihood solvers
+    n_tokens: int
+    token_logprobs: tuple[float, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What a provider instance runs, for evidence and provenance."""
+
+    provider: str
+    model: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def label(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+
+class Provider:
+    """Base class of all backends. Subclasses set the capability flags and override methods."""
+
+    name: ClassVar[str] = "base"
+    #: Human description for `quizsmith models` and the settings dialog.
+    description: ClassVar[str] = ""
+    can_chat: ClassVar[bool] = False
+    can_complete: ClassVar[bool] = False
+    can_logprob: ClassVar[bool] = False
+    can_embed: ClassVar[bool] = False
+    #: Grammar / JSON-schema constrained decoding enforced by the backend itself.
+    can_constrain: ClassVar[bool] = False
+    needs_key: ClassVar[bool] = False
+    is_local: ClassVar[bool] = True
+
+    @property
+    def info(self) -> ModelInfo:
+        raise NotImplementedError
+
+    def chat(
+        self,
+        messages: Sequence[Message | dict[str, str]],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        raise CapabilityError(f"{self.name} cannot chat.", "Choose a chat model for this role.")
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        """Raw text completion, for base models driven with few-shot prompts."""
+        raise CapabilityError(
+            f"{self.name} cannot do raw completion.", "Choose a completion-capable model."
+        )
+
+    def option_logprobs(self, prefix: str, options: Sequence[str]) -> list[OptionLogprob]:
+        raise CapabilityError(
+            f"{self.name} gives no token log-probabilities.",
+            "Choose a local GGUF model or a server that returns prompt logprobs for this role.",
+        )
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        raise CapabilityError(
+            f"{self.name} gives no embeddings.", "Choose an embedding model for this role."
+        )
+
+    def close(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
+        """Release sockets or memory; the shared model cache calls this on shutdown."""
+
+
+def as_message_dicts(messages: Sequence[Message | dict[str, str]]) -> list[dict[str, str]]:
+    out = []
+    for m in messages:
+        out.append(m.as_dict() if isinstance(m, Message) else {"role": m["role"], "content": m["content"]})
+    return out
+
+
+def parse_json_output(text: str) -> Any:
+    """Parse a model's JSON answer, tolerating a code fence or text around one object."""
+    import json
+
+    from quizsmith.errors import OutputParseError
+
+    stripped = text.strip()
+    if stripped.startswith("```"):
+        stripped = stripped.strip("`")
+        stripped = stripped.split("\n", 1)[1] if "\n" in stripped else stripped
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError:
+        pass
+    start, end = stripped.find("{"), stripped.rfind("}")
+    if 0 <= start < end:
+        try:
+            return json.loads(stripped[start : end + 1])
+        except json.JSONDecodeError:
+            pass
+    raise OutputParseError(
+        "The model's answer is not valid JSON.",
+        "Try again, or choose a larger model for this role.",
+    )

@@ -1,0 +1,179 @@
+"""The model catalog: bundled models from models/catalog.toml plus user GGUF files.
+
+A model reference, as used in settings, is one of:
+  <catalog id>          a bundled model, e.g. "smollm2-135m-instruct"
+  gguf:<stem>           a user *.gguf found in models/ or a configured folder
+  endpoint:<name>       a server configured under [endpoints.<name>] in settings
+  /path/to/file.gguf    any GGUF file on disk
+"""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, distribution
+from pathlib import Path
+from typing import Any
+
+from quizsmith import paths
+from quizsmith.errors import ConfigError, ModelNotFoundError
+
+CATALOG_FILE = "catalog.toml"
+
+
+@dataclass
+class CatalogModel:
+    id: str
+    name: str
+    backend: str
+    roles: list[str] = field(default_factory=list)
+    family: str = ""
+    chat: bool | None = None  # None: decided from the model's own chat template when loaded
+    license: str = ""
+    size_mb: float = 0.0
+    locate: dict[str, str] = field(default_factory=dict)
+    install: str = ""
+    bundled: bool = True
+    path: Path | None = None  # known up front for user GGUF files
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def load_catalog(models_dir: Path | None = None) -> list[CatalogModel]:
+    folder = models_dir or paths.models_dir()
+    file = folder / CATALOG_FILE
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(
+            f"The model catalog {file} is missing.", "Reinstall Quizsmith or restore the file."
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"The model catalog {file} is invalid: {exc}.", "Restore the file.") from exc
+    models = []
+    for raw in data.get("model", []):
+        try:
+            models.append(CatalogModel(**raw))
+        except TypeError as exc:
+            raise ConfigError(f"Bad entry in {file}: {exc}.", "Restore the file.") from exc
+    return models
+
+
+def discover_user_models(folders: list[Path]) -> list[CatalogModel]:
+    """Every *.gguf in the given folders, listed with what its header says."""
+    from quizsmith.providers.gguf_header import read_general_metadata
+
+    found: dict[str, CatalogModel] = {}
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob("*.gguf")):
+            model_id = f"gguf:{path.stem}"
+            if model_id in found:
+                continue
+            try:
+                meta = read_general_metadata(path)
+                problem = ""
+            except ModelNotFoundError as exc:
+                meta, problem = {}, str(exc)
+            found[model_id] = CatalogModel(
+                id=model_id,
+                name=str(meta.get("general.name") or path.stem),
+                backend="llamacpp",
+                roles=["generator", "qa", "solvers", "judges", "paraphraser"],
+                family=str(meta.get("general.architecture", "")),
+                size_mb=round(path.stat().st_size / 2**20, 1),
+                bundled=False,
+                path=path,
+                metadata={**meta, **({"problem": problem} if problem else {})},
+            )
+    return list(found.values())
+
+
+def all_models(extra_dirs: list[str] | None = None, models_dir: Path | None = None) -> list[CatalogModel]:
+    folder = models_dir or paths.models_dir()
+    dirs = [folder] + [Path(d).expanduser() for d in (extra_dirs or [])]
+    return load_catalog(folder) + discover_user_models(dirs)
+
+
+def _assembled_path(model: CatalogModel) -> Path:
+    return paths.cache_dir() / "models" / model.locate["file"]
+
+
+def is_installed(model: CatalogModel) -> bool:
+    """True when the weights can be found without building anything."""
+    if model.path is not None:
+        return model.path.exists()
+    try:
+        distribution(model.locate["package"])
+    except PackageNotFoundError:
+        return False
+    return True
+
+
+def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
+    """The weights on disk. Chunked models are assembled (offline, from installed packages)
+    into Quizsmith's cache on first use."""
+    if model.path is not None:
+        if not model.path.exists():
+            raise ModelNotFoundError(f"{model.path} no longer exists.", "Put the file back.")
+        return model.path
+    spec = model.locate
+    kind = spec.get("kind")
+    try:
+        dist = distribution(spec["package"])
+    except PackageNotFoundError:
+        raise ModelNotFoundError(
+            f"The bundled model {model.id!r} is not installed (package {spec['package']} missing).",
+            f"Install it with: {model.install}",
+        ) from None
+    if kind in ("file", "folder"):
+        path = Path(str(dist.locate_file(spec["path"])))
+        if not path.exists():
+            raise ModelNotFoundError(
+                f"The package {spec['package']} is installed but {spec['path']} is missing.",
+                f"Reinstall it: {model.install}",
+            )
+        return path
+    if kind == "assemble":
+        target = _assembled_path(model)
+        if target.exists():
+            return target
+        if not assemble:
+            raise ModelNotFoundError(
+                f"The model {model.id!r} has not been assembled yet.",
+                "Run `quizsmith models --prepare` (make install does this).",
+            )
+        module_name, func_name = spec["function"].split(":")
+        func = getattr(importlib.import_module(module_name), func_name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        try:
+            func(partial, overwrite=True)
+        except (OSError, ValueError) as exc:
+            partial.unlink(missing_ok=True)
+            raise ModelNotFoundError(
+                f"Could not assemble {model.id!r}: {exc}.", f"Reinstall it: {model.install}"
+            ) from exc
+        partial.replace(target)
+        return target
+    raise ConfigError(f"Unknown locate kind {kind!r} for {model.id}.", "Fix models/catalog.toml.")
+
+
+def find(ref: str, models: list[CatalogModel]) -> CatalogModel:
+    """Resolve a catalog id, `gguf:<stem>` or a .gguf path to a model entry."""
+    for m in models:
+        if m.id == ref:
+            return m
+    path = Path(ref).expanduser()
+    if ref.endswith(".gguf"):
+        if not path.exists():
+            raise ModelNotFoundError(f"The model file {path} does not exist.", "Check the path.")
+        return CatalogModel(
+            id=f"gguf:{path.stem}", name=path.stem, backend="llamacpp", bundled=False, path=path
+        )
+    known = ", ".join(m.id for m in models)
+    raise ModelNotFoundError(
+        f"No model {ref!r}.",
+        f"Known models: {known}. Put .gguf files in {paths.models_dir()} to add your own.",
+    )

@@ -1,0 +1,96 @@
+"""Sentence embeddings with transformers + torch on the CPU, from a local model folder.
+
+all-MiniLM-L6-v2's model card prescribes mean pooling over the attention mask followed by
+L2 normalisation; that is done here directly (no sentence-transformers needed at run time).
+HF_HUB_OFFLINE is set before transformers is imported so that nothing can reach a hub.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from quizsmith.errors import ModelNotFoundError, ProviderError
+from quizsmith.providers.base import ModelInfo, Provider
+
+_loaded: dict[str, tuple[Any, Any, threading.Lock]] = {}
+_loaded_lock = threading.Lock()
+BATCH = 32
+
+
+def _load(folder: Path) -> tuple[Any, Any, threading.Lock]:
+    key = str(folder.resolve())
+    with _loaded_lock:
+        if key in _loaded:
+            return _loaded[key]
+        if not (folder / "config.json").exists():
+            raise ModelNotFoundError(
+                f"{folder} is not a transformers model folder (no config.json).", "Check the path."
+            )
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            import torch
+            from transformers import AutoModel, AutoTokenizer
+        except ImportError:
+            raise ModelNotFoundError(
+                "torch and transformers are not installed.", "Run `make install` (extra: hf)."
+            ) from None
+        torch.set_num_threads(max(1, torch.get_num_threads()))
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+            model = AutoModel.from_pretrained(str(folder), local_files_only=True)
+        except (OSError, ValueError) as exc:
+            raise ProviderError(f"Could not load the embedding model in {folder}: {exc}.", "") from exc
+        model.eval()
+        entry = (tokenizer, model, threading.Lock())
+        _loaded[key] = entry
+        return entry
+
+
+class HFEmbeddingProvider(Provider):
+    name: ClassVar[str] = "hf"
+    description: ClassVar[str] = "Sentence embeddings with transformers on the CPU"
+    can_embed = True
+    is_local = True
+
+    def __init__(self, model_path: str | Path, *, model_id: str = "", max_length: int = 256) -> None:
+        self.model_path = Path(model_path)
+        self.model_id = model_id or self.model_path.name
+        # all-MiniLM-L6-v2 was trained on 128 word pieces and accepts 256 (its card says
+        # longer input is truncated); longer windows would add cost without meaning.
+        self.max_length = max_length
+
+    @property
+    def info(self) -> ModelInfo:
+        return ModelInfo(self.name, self.model_id, {"pooling": "mean", "normalised": True})
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        import torch
+
+        tokenizer, model, lock = _load(self.model_path)
+        vectors: list[list[float]] = []
+        with lock, torch.inference_mode():
+            for i in range(0, len(texts), BATCH):
+                batch = [t if t.strip() else " " for t in texts[i : i + BATCH]]
+                enc = tokenizer(
+                    batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+                )
+                hidden = model(**enc).last_hidden_state
+                mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+                pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
+                vectors.extend(pooled.tolist())
+        return vectors
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    import math
+
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0

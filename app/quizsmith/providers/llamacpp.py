@@ -1,0 +1,373 @@
+"""llama.cpp backend (llama-cpp-python): any GGUF model, bundled or the user's own.
+
+One loaded model per file per process, shared by every feature and guarded by a lock:
+llama.cpp contexts are not thread-safe, and the GUI and batch jobs must not load a model
+twice. Models load lazily on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from quizsmith.errors import ModelNotFoundError, OutputParseError, ProviderError
+from quizsmith.providers.base import (
+    ChatResult,
+    Message,
+    ModelInfo,
+    OptionLogprob,
+    Provider,
+    as_message_dicts,
+    parse_json_output,
+)
+
+
+def physical_cores() -> int:
+    """Physical cores (llama.cpp gains nothing from hyper-threads), at least 1."""
+    seen: set[str] = set()
+    cpu_root = Path("/sys/devices/system/cpu")
+    for topo in cpu_root.glob("cpu[0-9]*/topology/core_cpus_list"):
+        try:
+            seen.add(topo.read_text().strip())
+        except OSError:
+            continue
+    if seen:
+        return len(seen)
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+@dataclass
+class _Loaded:
+    llm: Any
+    lock: threading.RLock
+    n_ctx: int
+    has_chat_template: bool
+
+
+_models: dict[tuple[str, int, int], _Loaded] = {}
+_models_lock = threading.Lock()
+
+
+def _load_shared(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
+    key = (str(path.resolve()), n_ctx, n_threads)
+    with _models_lock:
+        loaded = _models.get(key)
+        if loaded is not None:
+            return loaded
+        if not path.exists():
+            raise ModelNotFoundError(f"The model file {path} does not exist.", "Check the path.")
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise ModelNotFoundError(
+                "llama-cpp-python is not installed.", "Run `make install` (extra: local)."
+            ) from None
+        try:
+            llm = Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                logits_all=False,  # option_logprobs asks for logits only where it needs them
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ProviderError(
+                f"llama.cpp could not load {path.name}: {exc}.",
+                "The file may be damaged or use an architecture this llama.cpp does not know.",
+            ) from exc
+        train_ctx = int(llm.n_ctx_train()) if hasattr(llm, "n_ctx_train") else n_ctx
+        template = bool(llm.metadata.get("tokenizer.chat_template"))
+        loaded = _Loaded(llm, threading.RLock(), min(n_ctx, train_ctx), template)
+        _models[key] = loaded
+        return loaded
+
+
+def unload_all() -> None:
+    with _models_lock:
+        for loaded in _models.values():
+            with loaded.lock:
+                loaded.llm.close()
+        _models.clear()
+
+
+def _log_softmax(row: Any) -> Any:
+    import numpy as np
+
+    row = row.astype(np.float64)
+    shifted = row - row.max()
+    return shifted - np.log(np.exp(shifted).sum())
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class LlamaCppProvider(Provider):
+    name: ClassVar[str] = "llamacpp"
+    description: ClassVar[str] = "Local GGUF model through llama.cpp (CPU)"
+    can_chat = True
+    can_complete = True
+    can_logprob = True
+    can_constrain = True
+    is_local = True
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        model_id: str = "",
+        chat: bool | None = None,
+        n_ctx: int = 4096,
+        n_threads: int = 0,
+    ) -> None:
+        self.model_path = Path(model_path)
+        self.model_id = model_id or f"gguf:{self.model_path.stem}"
+        self._chat_flag = chat
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or physical_cores()
+        self._loaded: _Loaded | None = None
+
+    # -- loading -----------------------------------------------------------------------------
+    def _get(self) -> _Loaded:
+        if self._loaded is None:
+            self._loaded = _load_shared(self.model_path, self.n_ctx, self.n_threads)
+        return self._loaded
+
+    @property
+    def is_chat_model(self) -> bool:
+        """Instruct models with a chat template; base models get a plain transcript prompt."""
+        if self._chat_flag is not None:
+            return self._chat_flag
+        return self._get().has_chat_template
+
+    @property
+    def info(self) -> ModelInfo:
+        return ModelInfo(
+            self.name,
+            self.model_id,
+            {"file": self.model_path.name, "n_ctx": self.n_ctx, "n_threads": self.n_threads},
+        )
+
+    def count_tokens(self, text: str) -> int:
+        loaded = self._get()
+        with loaded.lock:
+            return len(loaded.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    @property
+    def context_size(self) -> int:
+        return self._get().n_ctx
+
+    # -- text --------------------------------------------------------------------------------
+    @staticmethod
+    def _grammar(schema: dict[str, Any] | None) -> Any:
+        if schema is None:
+            return None
+        from llama_cpp import LlamaGrammar
+
+        try:
+            return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+        except (ValueError, RuntimeError) as exc:
+            raise ProviderError(f"The JSON schema cannot be turned into a grammar: {exc}.", "") from exc
+
+    def chat(
+        self,
+        messages: Sequence[Message | dict[str, str]],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        msgs = as_message_dicts(messages)
+        if not self.is_chat_model:
+            # A base model has no chat template; a plain transcript is the closest prompt.
+            prompt = "".join(f"{m['role'].capitalize()}: {m['content']}\n" for m in msgs)
+            return self.complete(
+                prompt + "Assistant:",
+                max_tokens=max_tokens,
+                temperature=temperature,
+                seed=seed,
+                stop=[*stop, "\nUser:"],
+                json_schema=json_schema,
+            )
+        loaded = self._get()
+        started = time.perf_counter()
+        with loaded.lock:
+            self._check_fits(loaded, json.dumps(msgs), max_tokens)
+            out = loaded.llm.create_chat_completion(
+                messages=msgs,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                seed=seed,
+                stop=list(stop) or None,
+                grammar=self._grammar(json_schema),
+            )
+        choice = out["choices"][0]
+        return self._result(out, choice["message"].get("content") or "", choice, started, json_schema)
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        loaded = self._get()
+        started = time.perf_counter()
+        with loaded.lock:
+            self._check_fits(loaded, prompt, max_tokens)
+            out = loaded.llm.create_completion(
+                prompt,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                seed=seed,
+                stop=list(stop) or None,
+                grammar=self._grammar(json_schema),
+            )
+        choice = out["choices"][0]
+        return self._result(out, choice.get("text") or "", choice, started, json_schema)
+
+    def _check_fits(self, loaded: _Loaded, text: str, max_tokens: int) -> None:
+        n = len(loaded.llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
+        if n + max_tokens > loaded.n_ctx:
+            raise ProviderError(
+                f"The prompt ({n} tokens) plus the answer ({max_tokens}) does not fit the "
+                f"model's context of {loaded.n_ctx} tokens.",
+                "Shorten the passage (split it), or raise n_ctx in settings for a larger model.",
+            )
+
+    def _result(
+        self, out: dict[str, Any], text: str, choice: dict[str, Any], started: float, schema: Any
+    ) -> ChatResult:
+        usage = out.get("usage") or {}
+        finish = str(choice.get("finish_reason") or "")
+        if schema is not None and finish == "length":
+            raise OutputParseError(
+                f"The model's JSON answer was cut off at the {usage.get('completion_tokens')}-token limit.",
+                "Ask for a shorter answer or raise max_tokens.",
+            )
+        return ChatResult(
+            text=text,
+            model=self.model_id,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            finish_reason=finish,
+            seconds=time.perf_counter() - started,
+            data=parse_json_output(text) if schema is not None else None,
+        )
+
+    # -- scoring: the KDA/EXAM hot path ------------------------------------------------------
+    def option_logprobs(
+        self, prefix: str, options: Sequence[str], *, reuse_prefix: bool = True
+    ) -> list[OptionLogprob]:
+        """Log-probability of each option as the continuation of `prefix`.
+
+        With `reuse_prefix` the shared prefix is evaluated once and its KV cache kept; each
+        option then only evaluates its own tokens. Tokenisation is that of prefix+option as
+        one string (so a token merged across the boundary is scored as part of the option),
+        identical on both paths, which is why they agree to float precision.
+        """
+        if not options:
+            return []
+        if any(not o for o in options):
+            raise ProviderError("An option is empty.", "Fill in every option before scoring.")
+        loaded = self._get()
+        with loaded.lock:
+            llm = loaded.llm
+            tok = llm.tokenize
+            prefix_tokens = tok(prefix.encode("utf-8"), add_bos=True, special=False)
+            fulls = [tok((prefix + o).encode("utf-8"), add_bos=True, special=False) for o in options]
+            longest = max(len(f) for f in fulls)
+            if longest > loaded.n_ctx:
+                raise ProviderError(
+                    f"Passage and option ({longest} tokens) exceed the model's context "
+                    f"({loaded.n_ctx} tokens).",
+                    "Shorten the passage or let the metric window it.",
+                )
+            # Where each option's own tokens start, and the prefix all of them share.
+            starts = [max(1, min(_common_prefix(prefix_tokens, f), len(f) - 1)) for f in fulls]
+            shared = min(starts)
+            try:
+                if reuse_prefix:
+                    results = self._score_with_shared_prefix(llm, fulls, starts, shared)
+                else:
+                    results = [self._score_from_scratch(llm, f, s) for f, s in zip(fulls, starts, strict=True)]
+            except RuntimeError as exc:
+                raise ProviderError(f"llama.cpp failed while scoring options: {exc}.", "") from exc
+            finally:
+                # Our decoding bypassed Llama's own bookkeeping: make its next call start clean.
+                llm.reset()
+                llm._ctx.kv_cache_clear()
+        return [
+            OptionLogprob(o, sum(lps), sum(lps) / len(lps), len(lps), tuple(lps))
+            for o, lps in zip(options, results, strict=True)
+        ]
+
+    def _decode(self, llm: Any, tokens: Sequence[int], n_past: int, logits_from: int) -> Any:
+        """Evaluate `tokens` at positions n_past.. and return the logits of tokens[logits_from:]
+        as an array (rows, n_vocab). Only those rows are requested from llama.cpp: copying
+        a 262k-entry vocabulary row for every prefix token would dominate the run time."""
+        import numpy as np
+
+        n_vocab = llm.n_vocab()
+        rows_out = []
+        for i in range(0, len(tokens), llm.n_batch):
+            chunk = list(tokens[i : i + llm.n_batch])
+            llm._batch.set_batch(batch=chunk, n_past=n_past + i, logits_all=False)
+            flags = llm._batch.batch.logits
+            wanted = 0
+            for j in range(len(chunk)):
+                flags[j] = i + j >= logits_from or j == len(chunk) - 1
+                wanted += int(i + j >= logits_from)
+            llm._ctx.decode(llm._batch)
+            if wanted:
+                rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(wanted * n_vocab,))
+                rows_out.append(rows.reshape(wanted, n_vocab).copy())
+        return np.concatenate(rows_out)
+
+    def _option_scores(self, logits_before: Any, option_tokens: Sequence[int]) -> list[float]:
+        """logits_before[k] predicts option_tokens[k]."""
+        return [float(_log_softmax(logits_before[k])[t]) for k, t in enumerate(option_tokens)]
+
+    def _score_with_shared_prefix(
+        self, llm: Any, fulls: list[list[int]], starts: list[int], shared: int
+    ) -> list[list[float]]:
+        import numpy as np
+
+        ctx = llm._ctx
+        ctx.kv_cache_clear()
+        prefix = fulls[0][:shared]
+        last = self._decode(llm, prefix, 0, logits_from=len(prefix) - 1)  # predicts `shared`
+        results = []
+        for full, start in zip(fulls, starts, strict=True):
+            ctx.kv_cache_seq_rm(-1, shared, -1)  # drop the previous option, keep the prefix
+            tail = full[shared:]
+            if len(tail) > 1:
+                rest = self._decode(llm, tail[:-1], shared, logits_from=0)
+                logits = np.concatenate([last, rest])
+            else:
+                logits = last
+            # logits[k] predicts full[shared + k]; the option's own tokens start at `start`.
+            results.append(self._option_scores(logits[start - shared :], full[start:]))
+        return results
+
+    def _score_from_scratch(self, llm: Any, full: list[int], start: int) -> list[float]:
+        llm._ctx.kv_cache_clear()
+        logits = self._decode(llm, full[:-1], 0, logits_from=start - 1)
+        return self._option_scores(logits, full[start:])

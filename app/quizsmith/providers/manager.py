@@ -1,0 +1,74 @@
+"""Turn a model reference from settings into a ready provider, once per process.
+
+Every feature (generation, each metric, the GUI, batch jobs) asks here, so a model is loaded
+once and shared; the llama.cpp and transformers backends additionally share the loaded
+weights between provider objects that point at the same file.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from quizsmith import settings as settings_mod
+from quizsmith.errors import ConfigError
+from quizsmith.providers import catalog, registry
+from quizsmith.providers.base import Provider
+
+_cache: dict[tuple[str, str], Provider] = {}
+_cache_lock = threading.Lock()
+
+
+def _settings_key(s: settings_mod.Settings) -> str:
+    return f"{s.n_ctx}|{s.n_threads}|{sorted(s.model_dirs)}"
+
+
+def provider_for(ref: str, settings: settings_mod.Settings | None = None) -> Provider:
+    """A provider for a catalog id, `gguf:<stem>`, a .gguf path or `endpoint:<name>`."""
+    s = settings or settings_mod.load()
+    key = (ref, _settings_key(s))
+    with _cache_lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            return cached
+        provider = _build(ref, s)
+        _cache[key] = provider
+        return provider
+
+
+def _build(ref: str, s: settings_mod.Settings) -> Provider:
+    if ref.startswith("endpoint:"):
+        name = ref.split(":", 1)[1]
+        endpoint = s.endpoints.get(name)
+        if endpoint is None:
+            raise ConfigError(
+                f"No endpoint named {name!r} in the settings.",
+                f"Add [endpoints.{name}] with provider, base_url and model to {s.path}.",
+            )
+        cls = registry.get(endpoint.provider)
+        return cls(endpoint)  # type: ignore[call-arg]
+    model = catalog.find(ref, catalog.all_models(s.model_dirs))
+    cls = registry.get(model.backend)
+    path = catalog.locate(model)
+    if model.backend == "llamacpp":
+        return cls(path, model_id=model.id, chat=model.chat, n_ctx=s.n_ctx, n_threads=s.n_threads)  # type: ignore[call-arg]
+    return cls(path, model_id=model.id)  # type: ignore[call-arg]
+
+
+def provider_for_role(role: str, settings: settings_mod.Settings | None = None) -> Provider:
+    s = settings or settings_mod.load()
+    return provider_for(s.role(role), s)
+
+
+def providers_for_role(role: str, settings: settings_mod.Settings | None = None) -> list[Provider]:
+    s = settings or settings_mod.load()
+    return [provider_for(ref, s) for ref in s.role_list(role)]
+
+
+def close_all() -> None:
+    from quizsmith.providers import llamacpp
+
+    with _cache_lock:
+        for provider in _cache.values():
+            provider.close()
+        _cache.clear()
+    llamacpp.unload_all()

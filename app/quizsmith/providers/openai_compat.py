@@ -1,0 +1,225 @@
+"""Any OpenAI-compatible server: OpenAI, vLLM, llama.cpp's server, LM Studio, Ollama ...
+
+Requests go through a bounded pool (`max_concurrency` per endpoint) so batch generation and
+scoring scale with a server that batches on a GPU. Token log-probabilities are real ones,
+read from the server's /completions `echo` + `logprobs` answer where it gives them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar
+
+from quizsmith.errors import CapabilityError, ProviderError
+from quizsmith.providers.base import (
+    ChatResult,
+    Message,
+    ModelInfo,
+    OptionLogprob,
+    Provider,
+    as_message_dicts,
+    parse_json_output,
+)
+from quizsmith.providers.http import JsonHttpClient
+from quizsmith.secrets import require_api_key
+from quizsmith.settings import Endpoint
+
+
+class OpenAIProvider(Provider):
+    name: ClassVar[str] = "openai"
+    description: ClassVar[str] = "OpenAI-compatible HTTP server (vLLM, llama.cpp server, OpenAI ...)"
+    can_chat = True
+    can_complete = True
+    can_logprob = True  # where the server returns prompt logprobs; else CapabilityError
+    can_embed = True  # where the server has /embeddings
+    can_constrain = True
+    needs_key = False  # local servers usually need none; a configured key_name must resolve
+    is_local = False
+
+    def __init__(self, endpoint: Endpoint, api_key: str | None = None) -> None:
+        self.endpoint = endpoint
+        # No key_name: a local server that needs no key (an explicit key is still sent).
+        key = (
+            require_api_key(endpoint.key_name, api_key, "OPENAI_API_KEY")
+            if endpoint.key_name
+            else api_key
+        )
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._http = JsonHttpClient(
+            endpoint.base_url,
+            headers=headers,
+            timeout_s=endpoint.timeout_s,
+            max_retries=endpoint.max_retries,
+            max_concurrency=endpoint.max_concurrency,
+            key_hint=f"quizsmith key set {endpoint.key_name or endpoint.name}",
+        )
+        # OpenAI's structured outputs use "json_schema"; llama.cpp's server also accepts a
+        # schema under "json_object". Start with the standard and remember a fallback.
+        self._json_style = "json_schema"
+
+    @property
+    def info(self) -> ModelInfo:
+        return ModelInfo(
+            self.name,
+            self.endpoint.model,
+            {"endpoint": self.endpoint.name, "base_url": self.endpoint.base_url},
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    # -- text --------------------------------------------------------------------------------
+    def _response_format(self, schema: dict[str, Any]) -> dict[str, Any]:
+        if self._json_style == "json_schema":
+            return {
+                "type": "json_schema",
+                "json_schema": {"name": "quizsmith_output", "schema": schema, "strict": True},
+            }
+        return {"type": "json_object", "schema": schema}
+
+    def _post_constrained(self, path: str, payload: dict[str, Any], schema: dict[str, Any] | None) -> dict[str, Any]:
+        if schema is None:
+            return self._http.post(path, payload)
+        try:
+            return self._http.post(path, {**payload, "response_format": self._response_format(schema)})
+        except ProviderError as exc:
+            if self._json_style != "json_schema" or "HTTP 4" not in exc.message:
+                raise
+            self._json_style = "json_object"
+            return self._http.post(path, {**payload, "response_format": self._response_format(schema)})
+
+    def chat(
+        self,
+        messages: Sequence[Message | dict[str, str]],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        payload: dict[str, Any] = {
+            "model": self.endpoint.model,
+            "messages": as_message_dicts(messages),
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
+        if seed is not None:
+            payload["seed"] = seed
+        if stop:
+            payload["stop"] = list(stop)
+        started = time.perf_counter()
+        data = self._post_constrained("chat/completions", payload, json_schema)
+        try:
+            choice = data["choices"][0]
+            text = choice["message"].get("content") or ""
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise ProviderError(f"Unexpected chat answer from {self.endpoint.base_url}.", "") from None
+        return self._result(data, text, choice.get("finish_reason", ""), started, json_schema)
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        payload: dict[str, Any] = {
+            "model": self.endpoint.model,
+            "prompt": prompt,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
+        if seed is not None:
+            payload["seed"] = seed
+        if stop:
+            payload["stop"] = list(stop)
+        started = time.perf_counter()
+        data = self._post_constrained("completions", payload, json_schema)
+        try:
+            choice = data["choices"][0]
+            text = choice.get("text") or ""
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise ProviderError(f"Unexpected completion from {self.endpoint.base_url}.", "") from None
+        return self._result(data, text, choice.get("finish_reason", ""), started, json_schema)
+
+    def _result(
+        self, data: dict[str, Any], text: str, finish: str | None, started: float, schema: Any
+    ) -> ChatResult:
+        usage = data.get("usage") or {}
+        return ChatResult(
+            text=text,
+            model=str(data.get("model") or self.endpoint.model),
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            finish_reason=finish or "",
+            seconds=time.perf_counter() - started,
+            data=parse_json_output(text) if schema is not None else None,
+        )
+
+    def chat_many(self, requests: Sequence[dict[str, Any]]) -> list[ChatResult]:
+        """Several chats at once, `max_concurrency` in flight; results in request order."""
+        with ThreadPoolExecutor(max_workers=max(1, self.endpoint.max_concurrency)) as pool:
+            futures = [pool.submit(lambda r=r: self.chat(**r)) for r in requests]
+            return [f.result() for f in futures]
+
+    # -- scoring -----------------------------------------------------------------------------
+    def option_logprobs(self, prefix: str, options: Sequence[str]) -> list[OptionLogprob]:
+        # One request per option, sent concurrently: HTTP has no shared KV cache to reuse,
+        # but servers with prefix caching (vLLM, llama.cpp) reuse the shared prefix anyway.
+        workers = max(1, min(len(options), self.endpoint.max_concurrency))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(lambda o: self._one_option(prefix, o), options))
+
+    def _one_option(self, prefix: str, option: str) -> OptionLogprob:
+        full = prefix + option
+        data = self._http.post(
+            "completions",
+            {
+                "model": self.endpoint.model,
+                "prompt": full,
+                "max_tokens": 1,  # some servers reject 0; the generated token is dropped below
+                "temperature": 0.0,
+                "echo": True,
+                "logprobs": 1,
+            },
+        )
+        try:
+            lp = data["choices"][0]["logprobs"]
+            tokens, values, offsets = lp["tokens"], lp["token_logprobs"], lp["text_offset"]
+        except (KeyError, IndexError, TypeError):
+            lp = None
+        if not lp or not offsets:
+            raise CapabilityError(
+                f"The server at {self.endpoint.base_url} gives no prompt log-probabilities.",
+                "Use it for chat roles only, or start it with prompt logprobs enabled "
+                "(llama.cpp server: --logits_all true; vLLM supports echo by default).",
+            )
+        picked: list[float] = []
+        for token, value, offset in zip(tokens, values, offsets, strict=False):
+            # A token belongs to the option when it ends after the prefix and starts inside
+            # the prompt (a token merged across the boundary counts for the option).
+            if offset + len(token) > len(prefix) and offset < len(full):
+                if value is None:
+                    raise CapabilityError("The server returned no log-probability for a token.", "")
+                picked.append(float(value))
+        if not picked:
+            raise ProviderError("The option produced no tokens.", "Check that options are not empty.")
+        total = sum(picked)
+        return OptionLogprob(option, total, total / len(picked), len(picked), tuple(picked))
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        data = self._http.post("embeddings", {"model": self.endpoint.model, "input": list(texts)})
+        try:
+            rows = sorted(data["data"], key=lambda r: r.get("index", 0))
+            return [list(map(float, r["embedding"])) for r in rows]
+        except (KeyError, TypeError, ValueError):
+            raise CapabilityError(
+                f"The server at {self.endpoint.base_url} gives no embeddings.",
+                "Choose the bundled embedding model for this role.",
+            ) from None

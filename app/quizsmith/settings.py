@@ -1,0 +1,147 @@
+"""User settings: one TOML file under the platform config dir.
+
+Which model serves which role is a setting whose defaults are the bundled models. API keys
+are never stored here: an endpoint names its keyring entry (`key_name`), see `secrets.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from quizsmith import paths
+from quizsmith.errors import ConfigError
+
+SETTINGS_FILE = "settings.toml"
+
+#: Roles a model can serve. A list-valued role takes several models (solvers, judges).
+SINGLE_ROLES = ("generator", "qa", "embeddings", "paraphraser")
+MULTI_ROLES = ("solvers", "judges")
+
+# Why these defaults: the instruct model follows short chat prompts and JSON schemas; the
+# base Gemma model is the second, independent "student" and is used with few-shot prompts.
+DEFAULT_ROLES: dict[str, Any] = {
+    "generator": "smollm2-135m-instruct",
+    "qa": "smollm2-135m-instruct",
+    "paraphraser": "gemma3-270m",
+    "embeddings": "all-minilm-l6-v2",
+    "solvers": ["smollm2-135m-instruct", "gemma3-270m"],
+    "judges": ["smollm2-135m-instruct", "gemma3-270m"],
+}
+
+_FORBIDDEN_KEYS = {"api_key", "apikey", "key", "token", "secret", "password"}
+
+
+@dataclass
+class Endpoint:
+    """An OpenAI-compatible or Anthropic server. The key lives in keyring under `key_name`."""
+
+    name: str
+    provider: str = "openai"
+    base_url: str = "http://127.0.0.1:8080/v1"
+    model: str = ""
+    key_name: str = ""
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    max_concurrency: int = 4
+
+
+@dataclass
+class Settings:
+    roles: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_ROLES))
+    model_dirs: list[str] = field(default_factory=list)
+    n_ctx: int = 4096
+    n_threads: int = 0  # 0 means: one thread per physical core
+    endpoints: dict[str, Endpoint] = field(default_factory=dict)
+    path: Path | None = field(default=None, repr=False, compare=False)
+
+    def role(self, name: str) -> str:
+        if name not in SINGLE_ROLES:
+            raise ConfigError(f"Unknown single-model role {name!r}.", f"Use one of {SINGLE_ROLES}.")
+        value = self.roles.get(name, DEFAULT_ROLES[name])
+        return str(value)
+
+    def role_list(self, name: str) -> list[str]:
+        if name not in MULTI_ROLES:
+            raise ConfigError(f"Unknown multi-model role {name!r}.", f"Use one of {MULTI_ROLES}.")
+        value = self.roles.get(name, DEFAULT_ROLES[name])
+        return [str(v) for v in (value if isinstance(value, list) else [value])]
+
+    def to_toml_dict(self) -> dict[str, Any]:
+        return {
+            "roles": dict(self.roles),
+            "models": {
+                "dirs": list(self.model_dirs),
+                "n_ctx": self.n_ctx,
+                "n_threads": self.n_threads,
+            },
+            "endpoints": {
+                name: {k: v for k, v in asdict(ep).items() if k != "name"}
+                for name, ep in self.endpoints.items()
+            },
+        }
+
+
+def settings_path() -> Path:
+    return paths.config_dir() / SETTINGS_FILE
+
+
+def load(path: Path | None = None) -> Settings:
+    """Read settings; a missing file gives the defaults, a broken one a clear ConfigError."""
+    path = path or settings_path()
+    if not path.exists():
+        return Settings(path=path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"The settings file {path} cannot be read: {exc}.",
+            "Fix the line named above, or delete the file to start again from the defaults.",
+        ) from exc
+    return _from_dict(data, path)
+
+
+def _from_dict(data: dict[str, Any], path: Path) -> Settings:
+    settings = Settings(path=path)
+    roles = data.get("roles", {})
+    if not isinstance(roles, dict):
+        raise ConfigError(f"[roles] in {path} must be a table.", "See docs/settings.md.")
+    unknown = set(roles) - set(SINGLE_ROLES) - set(MULTI_ROLES)
+    if unknown:
+        raise ConfigError(
+            f"Unknown role(s) {sorted(unknown)} in {path}.",
+            f"Roles are {', '.join(SINGLE_ROLES + MULTI_ROLES)}.",
+        )
+    settings.roles.update(roles)
+    models = data.get("models", {})
+    settings.model_dirs = [str(d) for d in models.get("dirs", [])]
+    settings.n_ctx = int(models.get("n_ctx", settings.n_ctx))
+    settings.n_threads = int(models.get("n_threads", settings.n_threads))
+    for name, raw in data.get("endpoints", {}).items():
+        leaked = _FORBIDDEN_KEYS & {k.lower() for k in raw}
+        if leaked:
+            raise ConfigError(
+                f"Endpoint {name!r} in {path} holds a secret ({', '.join(sorted(leaked))}).",
+                f"Remove it from the file and store it with `quizsmith key set {name}`.",
+            )
+        try:
+            settings.endpoints[name] = Endpoint(name=name, **raw)
+        except TypeError as exc:
+            raise ConfigError(f"Endpoint {name!r} in {path}: {exc}.", "See docs/settings.md.") from exc
+    return settings
+
+
+def save(settings: Settings, path: Path | None = None) -> Path:
+    """Write atomically (temp file + rename) so a crash never leaves a half-written file."""
+    import tomli_w
+
+    path = path or settings.path or settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text(tomli_w.dumps(settings.to_toml_dict()), encoding="utf-8")
+    os.replace(tmp, path)
+    settings.path = path
+    return path
