@@ -36,7 +36,11 @@ def _cmd_key(args: argparse.Namespace) -> int:
         print(f"Stored the key for {args.name!r} in the system keyring.")
     elif args.action == "delete":
         removed = secrets.delete_api_key(args.name)
-        print(f"Removed the key for {args.name!r}." if removed else f"No key stored for {args.name!r}.")
+        print(
+            f"Removed the key for {args.name!r}."
+            if removed
+            else f"No key stored for {args.name!r}."
+        )
     else:
         usable, backend = secrets.keyring_usable()
         stored = secrets.has_stored_key(args.name)
@@ -94,7 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="generate questions for a passage with the bundled model")
     p.add_argument("passage", nargs="?", help="a .txt/.md file (default: the bundled sample)")
     p.add_argument("-n", type=int, default=3, help="how many questions (default 3)")
-    p.add_argument("--out", default="quizsmith-demo", help="output folder (default ./quizsmith-demo)")
+    p.add_argument(
+        "--out", default="quizsmith-demo", help="output folder (default ./quizsmith-demo)"
+    )
     p.set_defaults(func=_cmd_demo)
     return parser
 
@@ -124,7 +130,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from quizsmith.crash import write_crash_log
 
         path = write_crash_log(exc)
-        print(f"Unexpected error ({type(exc).__name__}). Details were saved to {path}.", file=sys.stderr)
+        print(
+            f"Unexpected error ({type(exc).__name__}). Details were saved to {path}.",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from quizsmith import secrets, settings as settings_mod
+from quizsmith import secrets
+from quizsmith import settings as settings_mod
 from quizsmith.errors import QuizsmithError
 from quizsmith.providers import catalog, registry
 
@@ -33,11 +34,15 @@ def models_report(prepare: bool = False) -> str:
     lines += ["", "Models:"]
     for m in models:
         kind = "bundled" if m.bundled else "user"
-        lines.append(f"  {m.id:<24} {kind:<7} {m.backend:<9} {m.size_mb:>6.0f} MB  {m.license or '-'}")
+        lines.append(
+            f"  {m.id:<24} {kind:<7} {m.backend:<9} {m.size_mb:>6.0f} MB  {m.license or '-'}"
+        )
         lines.append(f"  {'':<24} roles: {', '.join(m.roles) or '-'}")
         lines.append(f"  {'':<24} {_model_status(m, prepare)}")
     if not any(not m.bundled for m in models):
-        lines.append(f"  (no user GGUF files; put *.gguf in {catalog.paths.models_dir()} to add one)")
+        lines.append(
+            f"  (no user GGUF files; put *.gguf in {catalog.paths.models_dir()} to add one)"
+        )
 
     lines += ["", f"Roles (settings: {s.path}):"]
     known = {m.id for m in models}
@@ -45,7 +50,7 @@ def models_report(prepare: bool = False) -> str:
         refs = s.role_list(role) if role in settings_mod.MULTI_ROLES else [s.role(role)]
         marks = []
         for ref in refs:
-            ok = ref in known or ref.startswith("endpoint:") and ref[9:] in s.endpoints
+            ok = ref in known or (ref.startswith("endpoint:") and ref[9:] in s.endpoints)
             marks.append(ref if ok else f"{ref} (NOT FOUND)")
         lines.append(f"  {role:<12} {', '.join(marks)}")
 
@@ -55,6 +60,7 @@ def models_report(prepare: bool = False) -> str:
             key = "no key needed"
             if ep.key_name:
                 found = secrets.get_api_key(ep.key_name) is not None
-                key = f"key {ep.key_name!r}: {'found' if found else 'MISSING (quizsmith key set ' + ep.key_name + ')'}"
+                state = "found" if found else f"MISSING (quizsmith key set {ep.key_name})"
+                key = f"key {ep.key_name!r}: {state}"
             lines.append(f"  {name:<12} {ep.provider} {ep.base_url} model={ep.model} ({key})")
     return "\n".join(lines)

@@ -47,6 +47,16 @@ def keyring_usable() -> tuple[bool, str]:
     # Chainer with no real backend behind it behaves like the fail backend.
     if getattr(backend, "backends", None) == []:
         return False, name
+    # Low-priority backends (e.g. keyrings.alt's plain-text file) are picked automatically
+    # when nothing better exists; keys would then sit unencrypted on disk. Use them only
+    # when the user chose one on purpose.
+    chosen = bool(os.environ.get("PYTHON_KEYRING_BACKEND"))
+    try:
+        priority = float(getattr(backend, "priority", 1))
+    except (TypeError, ValueError):
+        priority = 1.0
+    if priority < 1 and not chosen:
+        return False, f"{name}, not secure and not chosen with PYTHON_KEYRING_BACKEND"
     return True, name
 
 
@@ -66,7 +76,7 @@ def get_api_key(name: str, explicit: str | None = None, extra_env: str | None = 
     """
     if explicit:
         return _remember(explicit)
-    usable, backend = keyring_usable()
+    usable, _ = keyring_usable()
     if usable:
         import keyring
         from keyring.errors import KeyringError
@@ -74,7 +84,9 @@ def get_api_key(name: str, explicit: str | None = None, extra_env: str | None = 
         try:
             stored = keyring.get_password(SERVICE, name)
         except KeyringError as exc:
-            log.warning("keyring lookup for %r failed (%s); trying the environment", name, type(exc))
+            log.warning(
+                "keyring lookup for %r failed (%s); trying the environment", name, type(exc)
+            )
             stored = None
         if stored:
             return _remember(stored)
@@ -122,7 +134,8 @@ def delete_api_key(name: str) -> bool:
     usable, backend = keyring_usable()
     if not usable:
         raise SecretStoreError(
-            "Cannot reach the keyring.", _NO_KEYRING_FIX.format(backend=backend, env=env_var_for(name))
+            "Cannot reach the keyring.",
+            _NO_KEYRING_FIX.format(backend=backend, env=env_var_for(name)),
         )
     import keyring
     from keyring.errors import PasswordDeleteError

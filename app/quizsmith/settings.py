@@ -130,7 +130,9 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
         try:
             settings.endpoints[name] = Endpoint(name=name, **raw)
         except TypeError as exc:
-            raise ConfigError(f"Endpoint {name!r} in {path}: {exc}.", "See docs/settings.md.") from exc
+            raise ConfigError(
+                f"Endpoint {name!r} in {path}: {exc}.", "See docs/settings.md."
+            ) from exc
     return settings
 
 

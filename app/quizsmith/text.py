@@ -22,10 +22,16 @@ def read_text_file(path: Path) -> str:
     except FileNotFoundError:
         raise PassageError(f"{path} does not exist.", "Check the file name.") from None
     except OSError as exc:
-        raise PassageError(f"{path} cannot be read: {exc.strerror}.", "Check its permissions.") from None
+        raise PassageError(
+            f"{path} cannot be read: {exc.strerror}.", "Check its permissions."
+        ) from None
     if b"\x00" in raw[:4096]:
-        raise PassageError(f"{path.name} is a binary file, not text.", "Save it as plain text (.txt).")
-    for encoding in ("utf-8-sig", "utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else ("utf-8-sig",):
+        raise PassageError(
+            f"{path.name} is a binary file, not text.", "Save it as plain text (.txt)."
+        )
+    for encoding in (
+        ("utf-8-sig", "utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else ("utf-8-sig",)
+    ):
         try:
             return normalise(raw.decode(encoding))
         except UnicodeDecodeError:

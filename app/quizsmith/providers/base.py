@@ -117,14 +117,16 @@ class Provider:
             f"{self.name} gives no embeddings.", "Choose an embedding model for this role."
         )
 
-    def close(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
+    def close(self) -> None:
         """Release sockets or memory; the shared model cache calls this on shutdown."""
 
 
 def as_message_dicts(messages: Sequence[Message | dict[str, str]]) -> list[dict[str, str]]:
     out = []
     for m in messages:
-        out.append(m.as_dict() if isinstance(m, Message) else {"role": m["role"], "content": m["content"]})
+        out.append(
+            m.as_dict() if isinstance(m, Message) else {"role": m["role"], "content": m["content"]}
+        )
     return out
 
 

@@ -49,7 +49,9 @@ def load_catalog(models_dir: Path | None = None) -> list[CatalogModel]:
             f"The model catalog {file} is missing.", "Reinstall Quizsmith or restore the file."
         ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"The model catalog {file} is invalid: {exc}.", "Restore the file.") from exc
+        raise ConfigError(
+            f"The model catalog {file} is invalid: {exc}.", "Restore the file."
+        ) from exc
     models = []
     for raw in data.get("model", []):
         try:
@@ -90,7 +92,9 @@ def discover_user_models(folders: list[Path]) -> list[CatalogModel]:
     return list(found.values())
 
 
-def all_models(extra_dirs: list[str] | None = None, models_dir: Path | None = None) -> list[CatalogModel]:
+def all_models(
+    extra_dirs: list[str] | None = None, models_dir: Path | None = None
+) -> list[CatalogModel]:
     folder = models_dir or paths.models_dir()
     dirs = [folder] + [Path(d).expanduser() for d in (extra_dirs or [])]
     return load_catalog(folder) + discover_user_models(dirs)

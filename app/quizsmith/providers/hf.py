@@ -44,7 +44,9 @@ def _load(folder: Path) -> tuple[Any, Any, threading.Lock]:
             tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
             model = AutoModel.from_pretrained(str(folder), local_files_only=True)
         except (OSError, ValueError) as exc:
-            raise ProviderError(f"Could not load the embedding model in {folder}: {exc}.", "") from exc
+            raise ProviderError(
+                f"Could not load the embedding model in {folder}: {exc}.", ""
+            ) from exc
         model.eval()
         entry = (tokenizer, model, threading.Lock())
         _loaded[key] = entry
@@ -57,7 +59,9 @@ class HFEmbeddingProvider(Provider):
     can_embed = True
     is_local = True
 
-    def __init__(self, model_path: str | Path, *, model_id: str = "", max_length: int = 256) -> None:
+    def __init__(
+        self, model_path: str | Path, *, model_id: str = "", max_length: int = 256
+    ) -> None:
         self.model_path = Path(model_path)
         self.model_id = model_id or self.model_path.name
         # all-MiniLM-L6-v2 was trained on 128 word pieces and accepts 256 (its card says
@@ -77,7 +81,11 @@ class HFEmbeddingProvider(Provider):
             for i in range(0, len(texts), BATCH):
                 batch = [t if t.strip() else " " for t in texts[i : i + BATCH]]
                 enc = tokenizer(
-                    batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+                    batch,
+                    padding=True,
+                    truncation=True,
+                    max_length=self.max_length,
+                    return_tensors="pt",
                 )
                 hidden = model(**enc).last_hidden_state
                 mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)

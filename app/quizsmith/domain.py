@@ -1,0 +1,419 @@
+"""What a quiz is made of: passages, items, options, scores, flags, reviews and quizzes.
+
+Plain dataclasses with no knowledge of storage, models or Qt; generation, the metrics, the item
+bank, the exporters and the GUI all speak them. `Item.to_dict` / `Item.from_dict` define the
+item interchange format of DESIGN.md ("Command line"): one JSON object per line with
+`id, type, passage, fact, question, answer, distractors[], reference, scores{metric: {...}},
+flags[], provenance{}` plus `status, subject, tags, difficulty`, and `options[]` (the
+presentation order, key included) and `created` so that nothing is lost on a round trip.
+
+Standard library only: this module is imported by everything, including `quizsmith --help`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+
+ITEM_TYPES: Final = ("mcq", "tf", "short", "cloze")
+STATUSES: Final = ("draft", "accepted", "rejected", "needs-review")
+DIFFICULTIES: Final = ("recall", "understanding", "application")
+SEVERITIES: Final = ("info", "warning", "error")
+#: Review decisions and the item status each one sets.
+DECISION_STATUS: Final = {
+    "accept": "accepted",
+    "reject": "rejected",
+    "needs-review": "needs-review",
+}
+#: Item types whose options the student chooses from; the others are answered in free text.
+CHOICE_TYPES: Final = ("mcq", "tf")
+TF_ANSWERS: Final = ("True", "False")
+
+
+def utc_now() -> str:
+    """A sortable ISO 8601 UTC timestamp with microseconds (what the bank stores)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check_choice(name: str, value: str | None, allowed: tuple[str, ...], optional: bool) -> None:
+    if value is None and optional:
+        return
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}.")
+
+
+@dataclass(kw_only=True)
+class Passage:
+    """A source text that items are written about."""
+
+    text: str
+    title: str = ""
+    subject: str | None = None
+    source_file: str | None = None
+    id: int | None = None
+
+    @property
+    def hash(self) -> str:
+        # Derived on access rather than stored, so it can never disagree with an edited text.
+        return text_hash(self.text)
+
+
+@dataclass
+class Option:
+    """One answer option as presented; `position` is its 0-based place in the list."""
+
+    text: str
+    is_key: bool = False
+    position: int = 0
+
+
+@dataclass
+class Flag:
+    """A review reason raised by a metric (or by the bank, e.g. a near-duplicate)."""
+
+    code: str
+    message: str
+    metric: str = ""
+    severity: str = "warning"
+
+    def __post_init__(self) -> None:
+        _check_choice("severity", self.severity, SEVERITIES, optional=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "metric": self.metric,
+            "severity": self.severity,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Flag:
+        if not isinstance(data, dict) or "code" not in data:
+            raise ValueError("a flag must be an object with at least a 'code'.")
+        return cls(
+            code=str(data["code"]),
+            message=str(data.get("message", "")),
+            metric=str(data.get("metric", "")),
+            severity=str(data.get("severity", "warning")),
+        )
+
+
+@dataclass(kw_only=True)
+class ScoreResult:
+    """What a metric says about one item.
+
+    `value` is the headline number in the metric's documented range, or None when the item was
+    not scored; then `not_scored_reason` says why. A metric never makes up a number: use
+    `ScoreResult.not_scored(metric, reason)`. `values` holds the components (e.g. NACo's n, a,
+    c and the reasoning-step count under "steps"), `evidence` what a teacher can read, and
+    `model_config` which models and prompts produced it.
+    """
+
+    metric: str
+    value: float | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] = field(default_factory=dict)
+    model_config: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    not_scored_reason: str | None = None
+    created: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.metric:
+            raise ValueError("a score needs the metric's name.")
+        if self.value is not None:
+            if isinstance(self.value, bool) or not isinstance(self.value, int | float):
+                raise ValueError(f"{self.metric}: score value must be a number or None.")
+            if not math.isfinite(self.value):
+                # NaN/inf would be a made-up number and cannot be written as JSON.
+                raise ValueError(f"{self.metric}: score value must be finite; use not_scored().")
+        if self.not_scored_reason is not None and self.value is not None:
+            raise ValueError(
+                f"{self.metric}: a score with a not-scored reason cannot have a value."
+            )
+
+    @classmethod
+    def not_scored(
+        cls,
+        metric: str,
+        reason: str,
+        *,
+        model_config: dict[str, Any] | None = None,
+        evidence: dict[str, Any] | None = None,
+        seconds: float = 0.0,
+    ) -> ScoreResult:
+        return cls(
+            metric=metric,
+            value=None,
+            evidence=dict(evidence or {}),
+            model_config=dict(model_config or {}),
+            seconds=seconds,
+            not_scored_reason=reason or "no reason given",
+        )
+
+    @property
+    def scored(self) -> bool:
+        return self.not_scored_reason is None and self.value is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "value": self.value,
+            "values": self.values,
+            "evidence": self.evidence,
+            "model_config": self.model_config,
+            "seconds": self.seconds,
+            "not_scored_reason": self.not_scored_reason,
+            "created": self.created,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], metric: str | None = None) -> ScoreResult:
+        if not isinstance(data, dict):
+            raise ValueError("a score must be an object.")
+        name = data.get("metric") or metric
+        if not name:
+            raise ValueError("a score needs its metric name.")
+        for key in ("values", "evidence", "model_config"):
+            if not isinstance(data.get(key, {}) or {}, dict):
+                raise ValueError(f"score {name}: {key!r} must be an object.")
+        value = data.get("value")
+        return cls(
+            metric=str(name),
+            value=float(value) if isinstance(value, int) and not isinstance(value, bool) else value,
+            values=dict(data.get("values") or {}),
+            evidence=dict(data.get("evidence") or {}),
+            model_config=dict(data.get("model_config") or {}),
+            seconds=float(data.get("seconds") or 0.0),
+            not_scored_reason=data.get("not_scored_reason"),
+            created=data.get("created"),
+        )
+
+
+@dataclass(kw_only=True)
+class Item:
+    """A quiz item. For choice types, `options` is the presentation order with the key in it."""
+
+    type: str
+    stem: str
+    key: str
+    options: list[Option] = field(default_factory=list)
+    target_fact: str = ""
+    passage_id: int | None = None
+    #: The passage itself when loaded (the bank fills it in `get_item`; JSONL carries its text).
+    passage: Passage | None = None
+    status: str = "draft"
+    difficulty: str | None = None
+    subject: str | None = None
+    tags: list[str] = field(default_factory=list)
+    reference: str | None = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+    flags: list[Flag] = field(default_factory=list)
+    #: Latest score per metric.
+    scores: dict[str, ScoreResult] = field(default_factory=dict)
+    id: int | None = None
+    created: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_choice("type", self.type, ITEM_TYPES, optional=False)
+        _check_choice("status", self.status, STATUSES, optional=False)
+        _check_choice("difficulty", self.difficulty, DIFFICULTIES, optional=True)
+
+    @staticmethod
+    def make_options(key: str, distractors: list[str]) -> list[Option]:
+        """Options with the key first; exporters shuffle for students, the bank keeps this order."""
+        texts = [key, *distractors]
+        return [Option(text, i == 0, i) for i, text in enumerate(texts)]
+
+    @property
+    def distractors(self) -> list[str]:
+        return [o.text for o in sorted(self.options, key=lambda o: o.position) if not o.is_key]
+
+    def problems(self) -> list[str]:
+        """Why this item cannot be stored as it is (empty when it can)."""
+        found = []
+        if not self.stem.strip():
+            found.append("The question is empty.")
+        if not self.key.strip():
+            found.append("The answer is empty.")
+        if self.type in CHOICE_TYPES and len(self.options) < 2:
+            found.append(f"A {self.type} item needs at least two options.")
+        if self.options:
+            keys = [o for o in self.options if o.is_key]
+            if len(keys) != 1:
+                found.append(f"Exactly one option must be the key; {len(keys)} are.")
+            elif keys[0].text != self.key:
+                found.append("The key option's text differs from the answer.")
+            texts = [o.text.strip().casefold() for o in self.options]
+            if len(set(texts)) != len(texts):
+                found.append("Two options have the same text.")
+            if any(not t for t in texts):
+                found.append("An option is empty.")
+        return found
+
+    def to_dict(self) -> dict[str, Any]:
+        ordered = sorted(self.options, key=lambda o: o.position)
+        data: dict[str, Any] = {
+            "id": self.id,
+            "type": self.type,
+            "status": self.status,
+            "subject": self.subject,
+            "tags": list(self.tags),
+            "difficulty": self.difficulty,
+            "passage": self.passage.text if self.passage else None,
+        }
+        if self.passage:
+            data["passage_title"] = self.passage.title
+            data["passage_subject"] = self.passage.subject
+            data["passage_source"] = self.passage.source_file
+        data.update(
+            {
+                "fact": self.target_fact,
+                "question": self.stem,
+                "answer": self.key,
+                "distractors": self.distractors,
+                "options": [o.text for o in ordered],
+                "reference": self.reference,
+                "scores": {name: s.to_dict() for name, s in sorted(self.scores.items())},
+                "flags": [f.to_dict() for f in self.flags],
+                "provenance": self.provenance,
+                "created": self.created,
+            }
+        )
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Item:
+        """Build an item from the interchange format; raises ValueError naming the bad field.
+
+        An `id` that is not an integer (an external tool's label) is kept as
+        `provenance["source_id"]`, since bank ids are integers.
+        """
+        if not isinstance(data, dict):
+            raise ValueError("an item must be a JSON object.")
+        stem, key = data.get("question"), data.get("answer")
+        if not isinstance(stem, str) or not stem.strip():
+            raise ValueError("'question' is missing or empty.")
+        if not isinstance(key, str) or not key.strip():
+            raise ValueError("'answer' is missing or empty.")
+        distractors = _str_list(data, "distractors")
+        item_type = data.get("type") or ("mcq" if distractors else "short")
+        provenance = data.get("provenance") or {}
+        if not isinstance(provenance, dict):
+            raise ValueError("'provenance' must be an object.")
+        provenance = dict(provenance)
+        item_id = _parse_id(data.get("id"), provenance)
+        options = _options_from(data, key, distractors)
+        scores_raw = data.get("scores") or {}
+        if not isinstance(scores_raw, dict):
+            raise ValueError("'scores' must be an object keyed by metric.")
+        flags_raw = data.get("flags") or []
+        if not isinstance(flags_raw, list):
+            raise ValueError("'flags' must be a list.")
+        passage = _passage_from(data)
+        return cls(
+            id=item_id,
+            type=str(item_type),
+            stem=stem,
+            key=key,
+            options=options,
+            target_fact=str(data.get("fact") or ""),
+            passage=passage,
+            status=str(data.get("status") or "draft"),
+            difficulty=data.get("difficulty") or None,
+            subject=data.get("subject") or (passage.subject if passage else None),
+            tags=_str_list(data, "tags"),
+            reference=data.get("reference") or None,
+            provenance=provenance,
+            flags=[Flag.from_dict(f) for f in flags_raw],
+            scores={str(m): ScoreResult.from_dict(s, m) for m, s in scores_raw.items()},
+            created=data.get("created") or None,
+        )
+
+
+def _str_list(data: dict[str, Any], name: str) -> list[str]:
+    value = data.get(name) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{name!r} must be a list of strings.")
+    return list(value)
+
+
+def _parse_id(raw: Any, provenance: dict[str, Any]) -> int | None:
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, int) and not isinstance(raw, bool) and raw > 0:
+        return raw
+    if isinstance(raw, str) and raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    provenance.setdefault("source_id", raw)
+    return None
+
+
+def _options_from(data: dict[str, Any], key: str, distractors: list[str]) -> list[Option]:
+    texts = _str_list(data, "options")
+    if not texts and not distractors and data.get("type") == "tf" and key in TF_ANSWERS:
+        texts = list(TF_ANSWERS)
+        distractors = [t for t in texts if t != key]
+    if not texts:
+        return Item.make_options(key, distractors) if distractors else []
+    if key not in texts:
+        raise ValueError("'options' must contain the answer.")
+    key_at = texts.index(key)
+    if sorted(t for i, t in enumerate(texts) if i != key_at) != sorted(distractors):
+        raise ValueError("'options' must be the answer plus the distractors.")
+    return [Option(text, i == key_at, i) for i, text in enumerate(texts)]
+
+
+def _passage_from(data: dict[str, Any]) -> Passage | None:
+    raw = data.get("passage")
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, dict):  # tolerated: {"text": ..., "title": ...}
+        if not isinstance(raw.get("text"), str):
+            raise ValueError("'passage' object needs a 'text'.")
+        return Passage(
+            text=raw["text"],
+            title=str(raw.get("title") or ""),
+            subject=raw.get("subject"),
+            source_file=raw.get("source_file"),
+        )
+    if not isinstance(raw, str):
+        raise ValueError("'passage' must be the passage text.")
+    return Passage(
+        text=raw,
+        title=str(data.get("passage_title") or ""),
+        subject=data.get("passage_subject", data.get("subject")),
+        source_file=data.get("passage_source"),
+    )
+
+
+@dataclass(kw_only=True)
+class Review:
+    """A teacher's decision on an item; the bank keeps every one."""
+
+    item_id: int
+    decision: str
+    reason: str = ""
+    note: str = ""
+    created: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_choice("decision", self.decision, tuple(DECISION_STATUS), optional=False)
+
+
+@dataclass(kw_only=True)
+class Quiz:
+    """A named, ordered set of items."""
+
+    name: str
+    item_ids: list[int] = field(default_factory=list)
+    id: int | None = None
+    created: str | None = None

