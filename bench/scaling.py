@@ -10,6 +10,8 @@ local provider doing the same work in-process. Results in bench/results/scaling.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -43,6 +45,9 @@ def requests(n: int) -> list[dict[str, Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=8)
+    parser.add_argument("--base-url", help="measure this server instead of a local one")
+    parser.add_argument("--model", default="smollm2", help="model name on --base-url")
+    parser.add_argument("--concurrency", default="1,2,4", help="comma-separated levels")
     args = parser.parse_args()
     batch = requests(args.requests)
     rows: list[dict[str, Any]] = []
@@ -58,10 +63,17 @@ def main() -> None:
     )
 
     model = catalog.locate(catalog.find("smollm2-135m-instruct", catalog.load_catalog()))
-    with llama_server(model, n_ctx=2048) as base_url:
-        for concurrency in (1, 2, 4):
+    server = (
+        contextlib.nullcontext(args.base_url) if args.base_url else llama_server(model, n_ctx=2048)
+    )
+    with server as base_url:
+        for concurrency in (int(c) for c in args.concurrency.split(",")):
             endpoint = Endpoint(
-                name="bench", base_url=base_url, model="smollm2", max_concurrency=concurrency
+                name="bench",
+                base_url=base_url,
+                model=args.model,
+                max_concurrency=concurrency,
+                key_name="bench" if os.environ.get("QUIZSMITH_API_KEY_BENCH") else "",
             )
             provider = OpenAIProvider(endpoint)
             provider.chat(**batch[0])  # warm up
@@ -69,8 +81,9 @@ def main() -> None:
             results = provider.chat_many(batch)
             secs = time.perf_counter() - started
             tokens = sum(r.completion_tokens for r in results)
+            target = args.base_url or "llama_cpp.server"
             rows.append(
-                {"path": "openai provider -> llama_cpp.server", "concurrency": concurrency,
+                {"path": f"openai provider -> {target}", "concurrency": concurrency,
                  "seconds": secs, "tokens": tokens}
             )  # fmt: skip
             provider.close()
