@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from quizsmith.errors import ProviderError
+from quizsmith.errors import OutputParseError, ProviderError
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -87,12 +87,18 @@ class AnthropicProvider(Provider):
         except (KeyError, TypeError, AttributeError):
             raise ProviderError("Unexpected answer from the Anthropic API.", "") from None
         usage = data.get("usage") or {}
+        stop_reason = str(data.get("stop_reason") or "")
+        if json_schema is not None and stop_reason == "max_tokens":
+            raise OutputParseError(
+                "The model's JSON answer was cut off at the max_tokens limit.",
+                "Ask for a shorter answer or raise max_tokens.",
+            )
         return ChatResult(
             text=text,
             model=str(data.get("model") or self.endpoint.model),
             prompt_tokens=int(usage.get("input_tokens") or 0),
             completion_tokens=int(usage.get("output_tokens") or 0),
-            finish_reason=str(data.get("stop_reason") or ""),
+            finish_reason=stop_reason,
             seconds=time.perf_counter() - started,
             data=parse_json_output(text) if json_schema is not None else None,
         )

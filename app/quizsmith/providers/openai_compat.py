@@ -7,12 +7,13 @@ read from the server's /completions `echo` + `logprobs` answer where it gives th
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
-from quizsmith.errors import CapabilityError, ProviderError
+from quizsmith.errors import CapabilityError, OutputParseError, ProviderError
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -22,14 +23,18 @@ from quizsmith.providers.base import (
     as_message_dicts,
     parse_json_output,
 )
-from quizsmith.providers.http import JsonHttpClient
+from quizsmith.providers.http import HttpError, JsonHttpClient
 from quizsmith.secrets import require_api_key
 from quizsmith.settings import Endpoint
+
+log = logging.getLogger(__name__)
 
 
 class OpenAIProvider(Provider):
     name: ClassVar[str] = "openai"
-    description: ClassVar[str] = "OpenAI-compatible HTTP server (vLLM, llama.cpp server, OpenAI ...)"
+    description: ClassVar[str] = (
+        "OpenAI-compatible HTTP server (vLLM, llama.cpp server, OpenAI ...)"
+    )
     can_chat = True
     can_complete = True
     can_logprob = True  # where the server returns prompt logprobs; else CapabilityError
@@ -58,6 +63,7 @@ class OpenAIProvider(Provider):
         # OpenAI's structured outputs use "json_schema"; llama.cpp's server also accepts a
         # schema under "json_object". Start with the standard and remember a fallback.
         self._json_style = "json_schema"
+        self._json_schema_accepted = False
 
     @property
     def info(self) -> ModelInfo:
@@ -79,16 +85,35 @@ class OpenAIProvider(Provider):
             }
         return {"type": "json_object", "schema": schema}
 
-    def _post_constrained(self, path: str, payload: dict[str, Any], schema: dict[str, Any] | None) -> dict[str, Any]:
+    def _post_constrained(
+        self, path: str, payload: dict[str, Any], schema: dict[str, Any] | None
+    ) -> dict[str, Any]:
         if schema is None:
             return self._http.post(path, payload)
-        try:
-            return self._http.post(path, {**payload, "response_format": self._response_format(schema)})
-        except ProviderError as exc:
-            if self._json_style != "json_schema" or "HTTP 4" not in exc.message:
-                raise
-            self._json_style = "json_object"
-            return self._http.post(path, {**payload, "response_format": self._response_format(schema)})
+        body = {**payload, "response_format": self._response_format(schema)}
+        if self._json_style == "json_schema" and not self._json_schema_accepted:
+            # Until the server has accepted "json_schema" once, ask once without retries: a
+            # server that does not know it answers 400 or 422, or (llama-cpp-python) 500 with
+            # a validation error, and retrying that would only add the whole backoff.
+            try:
+                data = self._http.post(path, body, retries=0)
+            except HttpError as exc:
+                if _rejects_json_schema(exc):
+                    log.info(
+                        "%s does not accept response_format json_schema (HTTP %s); "
+                        "using json_object with the schema",
+                        self.endpoint.base_url,
+                        exc.status,
+                    )
+                    self._json_style = "json_object"
+                    body = {**payload, "response_format": self._response_format(schema)}
+                elif not exc.retryable:
+                    raise
+                # else: a transient failure; the request below retries as usual
+            else:
+                self._json_schema_accepted = True
+                return data
+        return self._http.post(path, body)
 
     def chat(
         self,
@@ -116,7 +141,9 @@ class OpenAIProvider(Provider):
             choice = data["choices"][0]
             text = choice["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError):
-            raise ProviderError(f"Unexpected chat answer from {self.endpoint.base_url}.", "") from None
+            raise ProviderError(
+                f"Unexpected chat answer from {self.endpoint.base_url}.", ""
+            ) from None
         return self._result(data, text, choice.get("finish_reason", ""), started, json_schema)
 
     def complete(
@@ -145,13 +172,20 @@ class OpenAIProvider(Provider):
             choice = data["choices"][0]
             text = choice.get("text") or ""
         except (KeyError, IndexError, TypeError, AttributeError):
-            raise ProviderError(f"Unexpected completion from {self.endpoint.base_url}.", "") from None
+            raise ProviderError(
+                f"Unexpected completion from {self.endpoint.base_url}.", ""
+            ) from None
         return self._result(data, text, choice.get("finish_reason", ""), started, json_schema)
 
     def _result(
         self, data: dict[str, Any], text: str, finish: str | None, started: float, schema: Any
     ) -> ChatResult:
         usage = data.get("usage") or {}
+        if schema is not None and finish == "length":
+            raise OutputParseError(
+                "The model's JSON answer was cut off at the max_tokens limit.",
+                "Ask for a shorter answer or raise max_tokens.",
+            )
         return ChatResult(
             text=text,
             model=str(data.get("model") or self.endpoint.model),
@@ -165,7 +199,7 @@ class OpenAIProvider(Provider):
     def chat_many(self, requests: Sequence[dict[str, Any]]) -> list[ChatResult]:
         """Several chats at once, `max_concurrency` in flight; results in request order."""
         with ThreadPoolExecutor(max_workers=max(1, self.endpoint.max_concurrency)) as pool:
-            futures = [pool.submit(lambda r=r: self.chat(**r)) for r in requests]
+            futures = [pool.submit(self.chat, **r) for r in requests]
             return [f.result() for f in futures]
 
     # -- scoring -----------------------------------------------------------------------------
@@ -177,6 +211,8 @@ class OpenAIProvider(Provider):
             return list(pool.map(lambda o: self._one_option(prefix, o), options))
 
     def _one_option(self, prefix: str, option: str) -> OptionLogprob:
+        if not option:
+            raise ProviderError("An option is empty.", "Fill in every option before scoring.")
         full = prefix + option
         data = self._http.post(
             "completions",
@@ -189,16 +225,32 @@ class OpenAIProvider(Provider):
                 "logprobs": 1,
             },
         )
+        no_logprobs = CapabilityError(
+            f"The server at {self.endpoint.base_url} gives no prompt log-probabilities.",
+            "Use it for chat roles only, or start it with prompt logprobs enabled "
+            "(llama.cpp server: --logits_all true; vLLM supports echo by default).",
+        )
         try:
-            lp = data["choices"][0]["logprobs"]
+            choice = data["choices"][0]
+            lp = choice["logprobs"]
             tokens, values, offsets = lp["tokens"], lp["token_logprobs"], lp["text_offset"]
+            text = choice.get("text")
         except (KeyError, IndexError, TypeError):
-            lp = None
-        if not lp or not offsets:
+            raise no_logprobs from None
+        if not tokens or not offsets or len(values) != len(tokens) or offsets[0] != 0:
+            raise no_logprobs  # no echo: only the generated token was scored
+        if isinstance(text, str) and len(text) > len(full) and offsets[-1] < len(full):
+            # With echo, the arrays describe the whole returned text, the generated token
+            # included. llama-cpp-python's server, for models that add no BOS token, leaves
+            # out that last entry because it scores every prompt token with the distribution
+            # that *follows* it (abetlen/llama-cpp-python#1983): all numbers are one token
+            # off, and an unlikely option can outscore the right one.
             raise CapabilityError(
-                f"The server at {self.endpoint.base_url} gives no prompt log-probabilities.",
-                "Use it for chat roles only, or start it with prompt logprobs enabled "
-                "(llama.cpp server: --logits_all true; vLLM supports echo by default).",
+                f"The server at {self.endpoint.base_url} returns prompt log-probabilities "
+                "shifted by one token (llama-cpp-python's server does this for models that "
+                "add no BOS token), so they cannot be used for scoring.",
+                "Score with the model locally (llamacpp provider), or start the server with "
+                "--kv_overrides tokenizer.ggml.add_bos_token=bool:true.",
             )
         picked: list[float] = []
         for token, value, offset in zip(tokens, values, offsets, strict=False):
@@ -206,10 +258,18 @@ class OpenAIProvider(Provider):
             # the prompt (a token merged across the boundary counts for the option).
             if offset + len(token) > len(prefix) and offset < len(full):
                 if value is None:
-                    raise CapabilityError("The server returned no log-probability for a token.", "")
+                    raise CapabilityError(
+                        f"The server at {self.endpoint.base_url} returned no log-probability "
+                        "for a token of the option (the first token of a prompt has none).",
+                        "Put some text before the options.",
+                    )
                 picked.append(float(value))
         if not picked:
-            raise ProviderError("The option produced no tokens.", "Check that options are not empty.")
+            raise ProviderError(
+                f"The server at {self.endpoint.base_url} returned no tokens for the option "
+                f"{option!r}.",
+                "Check that the server echoes the prompt with logprobs.",
+            )
         total = sum(picked)
         return OptionLogprob(option, total, total / len(picked), len(picked), tuple(picked))
 
@@ -223,3 +283,14 @@ class OpenAIProvider(Provider):
                 f"The server at {self.endpoint.base_url} gives no embeddings.",
                 "Choose the bundled embedding model for this role.",
             ) from None
+
+
+def _rejects_json_schema(exc: HttpError) -> bool:
+    """Whether a failed request reads as "this server does not know json_schema"."""
+    if exc.status is None or exc.status in (404, 408, 429):
+        return False
+    if 400 <= exc.status < 500:
+        return True
+    # llama-cpp-python's server answers a request it cannot validate with HTTP 500.
+    detail = exc.detail.lower()
+    return "json_schema" in detail or "response_format" in detail
