@@ -56,6 +56,9 @@ class Settings:
     n_ctx: int = 4096
     n_threads: int = 0  # 0 means: one thread per physical core
     endpoints: dict[str, Endpoint] = field(default_factory=dict)
+    #: [metrics] table: thresholds, weights and per-metric options; interpreted (with their
+    #: defaults) by quizsmith.metrics.config so that this module stays free of metric details.
+    metrics: dict[str, Any] = field(default_factory=dict)
     path: Path | None = field(default=None, repr=False, compare=False)
 
     def role(self, name: str) -> str:
@@ -82,6 +85,7 @@ class Settings:
                 name: {k: v for k, v in asdict(ep).items() if k != "name"}
                 for name, ep in self.endpoints.items()
             },
+            "metrics": dict(self.metrics),
         }
 
 
@@ -120,6 +124,10 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
     settings.model_dirs = [str(d) for d in models.get("dirs", [])]
     settings.n_ctx = int(models.get("n_ctx", settings.n_ctx))
     settings.n_threads = int(models.get("n_threads", settings.n_threads))
+    metrics = data.get("metrics", {})
+    if not isinstance(metrics, dict):
+        raise ConfigError(f"[metrics] in {path} must be a table.", "See docs/settings.md.")
+    settings.metrics = metrics
     for name, raw in data.get("endpoints", {}).items():
         leaked = _FORBIDDEN_KEYS & {k.lower() for k in raw}
         if leaked:

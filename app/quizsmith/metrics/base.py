@@ -1,0 +1,114 @@
+"""The metric protocol.
+
+A metric scores one item and returns a `ScoreResult`: a value in its documented range with
+evidence a teacher can read and the model configuration used, or "not scored: reason" - never
+a made-up number. Options and flag thresholds live in each metric's `defaults` and can be
+overridden per metric in the settings file (`[metrics.<name>]`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from quizsmith.domain import ITEM_TYPES, Flag, Item, ScoreResult, utc_now
+from quizsmith.errors import CancelledError, QuizsmithError
+from quizsmith.jobs import CancelToken
+from quizsmith.providers.base import Provider
+from quizsmith.settings import Settings
+
+
+@dataclass
+class MetricContext:
+    """What a metric may use besides the item: models by role, options, the bank's statistics."""
+
+    settings: Settings = field(default_factory=Settings)
+    cancel: CancelToken = field(default_factory=CancelToken)
+    seed: int = 0
+    #: subject -> expected NACo reasoning-step count (the bank provides it); None: use default.
+    expected_complexity: Callable[[str | None], int | None] | None = None
+    #: Providers by model reference, for tests or callers that built them already.
+    overrides: dict[str, Provider] = field(default_factory=dict)
+
+    def provider(self, role: str) -> Provider:
+        return self.provider_for(self.settings.role(role))
+
+    def providers(self, role: str) -> list[Provider]:
+        return [self.provider_for(ref) for ref in self.settings.role_list(role)]
+
+    def provider_for(self, ref: str) -> Provider:
+        if ref in self.overrides:
+            return self.overrides[ref]
+        from quizsmith.providers.manager import provider_for
+
+        return provider_for(ref, self.settings)
+
+    def options(self, metric: type[Metric] | Metric) -> dict[str, Any]:
+        """The metric's defaults with the user's [metrics.<name>] settings on top."""
+        merged = dict(metric.defaults)
+        user = self.settings.metrics.get(metric.name, {})
+        if isinstance(user, dict):
+            merged.update(user)
+        return merged
+
+
+class Metric:
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    #: One line for the metric guide and tooltips: what the number means.
+    description: ClassVar[str] = ""
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    higher_is_better: ClassVar[bool] = True
+    needs_passage: ClassVar[bool] = True
+    needs_options: ClassVar[bool] = False
+    needs_reference: ClassVar[bool] = False
+    item_types: ClassVar[tuple[str, ...]] = ITEM_TYPES
+    #: Options and flag thresholds, each overridable in settings [metrics.<name>].
+    defaults: ClassVar[dict[str, Any]] = {}
+
+    def not_applicable(self, item: Item) -> str | None:
+        """Why this metric cannot score the item (None when it can)."""
+        if item.type not in self.item_types:
+            return f"{self.title} does not apply to {item.type} items."
+        if self.needs_passage and not (item.passage and item.passage.text.strip()):
+            return "The item has no passage."
+        if self.needs_options and len(item.options) < 2:
+            return "The item has no answer options."
+        if self.needs_reference and not (item.reference or "").strip():
+            return "The item has no reference question."
+        return None
+
+    def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
+        raise NotImplementedError
+
+    def flags(self, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
+        """Review reasons raised by a scored result (thresholds from `options`)."""
+        return []
+
+    def score(self, item: Item, ctx: MetricContext) -> ScoreResult:
+        """compute() with the checks every metric needs: applicability, timing, and expected
+        failures (model missing, server down, output that would not parse) turned into
+        "not scored: reason"."""
+        reason = self.not_applicable(item)
+        if reason:
+            return ScoreResult.not_scored(self.name, reason)
+        started = time.perf_counter()
+        try:
+            result = self.compute(item, ctx)
+        except CancelledError:
+            raise
+        except QuizsmithError as exc:
+            return ScoreResult.not_scored(
+                self.name, str(exc), seconds=time.perf_counter() - started
+            )
+        result.seconds = time.perf_counter() - started
+        result.created = result.created or utc_now()
+        if result.value is not None:
+            low, high = self.value_range
+            if not low - 1e-9 <= result.value <= high + 1e-9:
+                raise AssertionError(
+                    f"{self.name} produced {result.value}, outside {self.value_range}"
+                )
+        return result

@@ -1,0 +1,35 @@
+"""Score many items with several metrics as a cancellable job (CLI, GUI worker, batch)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+
+from quizsmith.domain import Flag, Item, ScoreResult
+from quizsmith.jobs import Progress
+from quizsmith.metrics import registry
+from quizsmith.metrics.base import MetricContext
+
+
+def apply_result(item: Item, result: ScoreResult, flags: list[Flag]) -> None:
+    """Latest score wins; the metric's previous flags are replaced by the new ones."""
+    item.scores[result.metric] = result
+    item.flags = [f for f in item.flags if f.metric != result.metric] + flags
+
+
+def score_items(
+    items: Sequence[Item], metric_names: Sequence[str], ctx: MetricContext
+) -> Generator[Progress, None, list[Item]]:
+    """Yields progress after every (item, metric); items are updated in place, so what was
+    finished before a cancel is kept. Each Progress payload is the item just scored."""
+    metrics = [registry.get(name)() for name in metric_names]
+    total = len(items) * len(metrics)
+    done = 0
+    for item in items:
+        for metric in metrics:
+            ctx.cancel.raise_if_cancelled()
+            result = metric.score(item, ctx)
+            flags = metric.flags(result, ctx.options(metric)) if result.scored else []
+            apply_result(item, result, flags)
+            done += 1
+            yield Progress(f"{metric.title}: item {item.id or ''}".strip(), done, total, item)
+    return list(items)

@@ -1,0 +1,58 @@
+"""One registry pattern for every kind of plug-in (providers, metrics, formats).
+
+Built-ins are declared as entry points in pyproject.toml, exactly as a third-party package
+declares its own, so there is a single path by which anything becomes available. `register`
+adds one at run time (tests, scripts).
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib.metadata import entry_points
+from typing import Generic, TypeVar
+
+from quizsmith.errors import ConfigError
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+
+class PluginRegistry(Generic[T]):
+    def __init__(self, group: str, base: type[T], kind: str) -> None:
+        self.group = group
+        self.base = base
+        self.kind = kind  # "provider", "metric" ...: used in messages
+        self._registered: dict[str, type[T]] = {}
+        self._loaded = False
+
+    def register(self, name: str, cls: type[T]) -> None:
+        if not (isinstance(cls, type) and issubclass(cls, self.base)):
+            raise TypeError(f"{cls!r} is not a {self.base.__name__} subclass")
+        self._registered[name] = cls
+
+    def _load_entry_points(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for ep in entry_points(group=self.group):
+            if ep.name in self._registered:
+                continue
+            try:
+                self.register(ep.name, ep.load())
+            except Exception as exc:  # a broken plug-in must not take the app down
+                log.warning("%s plug-in %s could not be loaded: %s", self.kind, ep.name, exc)
+
+    def names(self) -> list[str]:
+        self._load_entry_points()
+        return sorted(self._registered)
+
+    def get(self, name: str) -> type[T]:
+        self._load_entry_points()
+        try:
+            return self._registered[name]
+        except KeyError:
+            raise ConfigError(
+                f"Unknown {self.kind} {name!r}.",
+                f"Known: {', '.join(self.names()) or 'none'}. Reinstall with `make install` "
+                f"if a built-in {self.kind} is missing.",
+            ) from None
