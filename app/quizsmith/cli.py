@@ -11,6 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from quizsmith import __version__
 
@@ -53,6 +54,118 @@ def _cmd_key(args: argparse.Namespace) -> int:
     return 0
 
 
+def _drive(job: Any, on_event: Any = None) -> Any:
+    """Run a job generator with a one-line progress display on stderr; returns its value."""
+    while True:
+        try:
+            event = next(job)
+        except StopIteration as stop:
+            if sys.stderr.isatty():
+                print(file=sys.stderr)
+            return stop.value
+        if on_event is not None:
+            on_event(event)
+        total = f"[{event.done}/{event.total}] " if event.total else ""
+        if sys.stderr.isatty():
+            print(f"\r\033[K{total}{event.message}", end="", file=sys.stderr, flush=True)
+        else:
+            print(f"{total}{event.message}", file=sys.stderr, flush=True)
+
+
+def _read_items_jsonl(path: Path) -> list[Any]:
+    import json
+
+    from quizsmith.domain import Item
+    from quizsmith.errors import QuizsmithError
+
+    items = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuizsmithError(f"Cannot read {path}: {exc}.", "Check the file.") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            items.append(Item.from_dict(json.loads(line)))
+        except (ValueError, TypeError) as exc:
+            raise QuizsmithError(
+                f"{path.name}, line {number}: {exc}", "Fix or remove that line; nothing was scored."
+            ) from None
+    if not items:
+        raise QuizsmithError(f"{path.name} holds no items.", "Give a JSONL file of items.")
+    return items
+
+
+def _write_items_jsonl(path: Path, items: Sequence[Any]) -> None:
+    import json
+    import os
+
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as out:
+        for item in items:
+            out.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from quizsmith import settings
+    from quizsmith.errors import QuizsmithError
+    from quizsmith.jobs import CancelToken
+    from quizsmith.metrics import registry
+    from quizsmith.metrics.base import MetricContext
+    from quizsmith.metrics.runner import score_items
+
+    names = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    for name in names:
+        registry.get(name)  # unknown names fail before any model loads
+    if bool(args.items) == bool(args.bank):
+        raise QuizsmithError("Give either ITEMS.jsonl or --bank DB.", "See quizsmith score --help.")
+    bank = None
+    if args.bank:
+        from quizsmith.bank import ItemBank
+
+        bank = ItemBank(args.bank)
+        items = bank.search(status=args.status, limit=None, with_passages=True)
+        complexity = bank.expected_complexity
+    else:
+        items = _read_items_jsonl(Path(args.items))
+        complexity = None
+    ctx = MetricContext(
+        settings=settings.load(), cancel=CancelToken(), expected_complexity=complexity
+    )
+
+    def store(event: Any) -> None:
+        step = event.payload
+        if bank is not None and step is not None and step.item.id is not None:
+            bank.add_score(step.item.id, step.result)
+            bank.set_flags(step.item.id, step.flags, metric=step.result.metric)
+
+    interrupted = False
+    try:
+        _drive(score_items(items, names, ctx), store)
+    except KeyboardInterrupt:
+        interrupted = True
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        _write_items_jsonl(out, items)
+    scored = sum(1 for it in items for m in names if m in it.scores)
+    not_scored = [
+        (it.stem, it.scores[m].not_scored_reason)
+        for it in items
+        for m in names
+        if m in it.scores and not it.scores[m].scored
+    ]
+    where = f" to {out}" if out else (" into the bank" if bank else "")
+    print(f"{scored} scores written{where}; {len(not_scored)} not scored.")
+    for stem, reason in not_scored[:10]:
+        print(f"  not scored: {stem[:60]!r}: {reason}")
+    if interrupted:
+        print("Stopped by Ctrl-C; finished scores were kept.", file=sys.stderr)
+        return 130
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from quizsmith import demo, settings
     from quizsmith.jobs import CancelToken
@@ -60,15 +173,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     passage = Path(args.passage) if args.passage else demo.sample_passage()
     out_dir = Path(args.out)
     print("Quizsmith headless demo (no desktop app is started by this command).")
-    job = demo.run_demo(passage, out_dir, args.n, settings.load(), CancelToken())
-    while True:
-        try:
-            event = next(job)
-        except StopIteration as stop:
-            jsonl = stop.value
-            break
-        total = f" [{event.done}/{event.total}]" if event.total else ""
-        print(f"  {event.message}{total}", flush=True)
+    jsonl = _drive(demo.run_demo(passage, out_dir, args.n, settings.load(), CancelToken()))
     print(f"Wrote {jsonl} and {jsonl.with_suffix('.md')}")
     return 0
 
@@ -94,6 +199,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="the endpoint's key name (key_name in the settings)")
     p.add_argument("--stdin", action="store_true", help="read the key from standard input")
     p.set_defaults(func=_cmd_key)
+
+    p = sub.add_parser("score", help="score items with the quality metrics")
+    p.add_argument("items", nargs="?", help="a JSONL file of items (interchange format)")
+    p.add_argument("--bank", help="score the items of this bank and store the scores there")
+    p.add_argument("--status", help="with --bank: only items with this status")
+    p.add_argument(
+        "--metrics",
+        default="naco,kda,exam",
+        help="comma-separated: naco,kda,exam,mirror,mre (default: naco,kda,exam)",
+    )
+    p.add_argument("--out", help="write the scored items to this JSONL file")
+    p.set_defaults(func=_cmd_score)
 
     p = sub.add_parser("demo", help="generate questions for a passage with the bundled model")
     p.add_argument("passage", nargs="?", help="a .txt/.md file (default: the bundled sample)")

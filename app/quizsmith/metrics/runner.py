@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
+from dataclasses import dataclass
 
 from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.jobs import Progress
 from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
+
+
+@dataclass(frozen=True)
+class ScoredStep:
+    """The payload of each progress event: one metric's verdict on one item."""
+
+    item: Item
+    result: ScoreResult
+    flags: list[Flag]
 
 
 def apply_result(item: Item, result: ScoreResult, flags: list[Flag]) -> None:
@@ -19,17 +29,22 @@ def apply_result(item: Item, result: ScoreResult, flags: list[Flag]) -> None:
 def score_items(
     items: Sequence[Item], metric_names: Sequence[str], ctx: MetricContext
 ) -> Generator[Progress, None, list[Item]]:
-    """Yields progress after every (item, metric); items are updated in place, so what was
-    finished before a cancel is kept. Each Progress payload is the item just scored."""
+    """Yields a Progress (payload: ScoredStep) after every (item, metric). Items are updated
+    in place as they go, so whatever finished before a cancel is kept."""
     metrics = [registry.get(name)() for name in metric_names]
     total = len(items) * len(metrics)
     done = 0
-    for item in items:
+    for n, item in enumerate(items, 1):
         for metric in metrics:
             ctx.cancel.raise_if_cancelled()
             result = metric.score(item, ctx)
             flags = metric.flags(result, ctx.options(metric)) if result.scored else []
             apply_result(item, result, flags)
             done += 1
-            yield Progress(f"{metric.title}: item {item.id or ''}".strip(), done, total, item)
+            yield Progress(
+                f"{metric.title or metric.name} on item {n}/{len(items)}",
+                done,
+                total,
+                ScoredStep(item, result, flags),
+            )
     return list(items)
