@@ -125,7 +125,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if args.bank:
         from quizsmith.bank import ItemBank
 
-        bank = ItemBank(args.bank)
+        bank = ItemBank(args.bank, create=False)
         items = bank.search(status=args.status, limit=None, with_passages=True)
         complexity = bank.expected_complexity
     else:

@@ -1,0 +1,63 @@
+"""The one error type the item bank raises, and the translation of SQLite's errors into it."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from quizsmith.errors import QuizsmithError
+
+
+class BankError(QuizsmithError):
+    """The item bank cannot do what was asked; the message names the file and the fix."""
+
+
+def translate(exc: sqlite3.Error, path: Path) -> BankError:
+    """A teacher-readable BankError for an SQLite failure on the bank at `path`."""
+    text = str(exc).lower()
+    name = path.name
+    if "readonly" in text or "read-only" in text:
+        return BankError(
+            f"{name} is read-only, so changes cannot be saved.",
+            "Save a copy in a folder you can write to, or change the file's permissions.",
+        )
+    if "locked" in text or "busy" in text:
+        return BankError(
+            f"{name} is busy: another program has been writing to it for several seconds.",
+            "Wait for it to finish (or close the other Quizsmith window) and try again.",
+        )
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return BankError(
+            f"{name} is damaged and cannot be read.",
+            "Restore it from a backup or from a JSONL export; Quizsmith has not changed it.",
+        )
+    if "full" in text:
+        return BankError(f"The disk holding {name} is full.", "Free some space and try again.")
+    if "disk i/o" in text or "unable to open" in text:
+        return BankError(
+            f"{name} could not be read or written ({exc}).",
+            "Check that the drive is connected and the file still exists.",
+        )
+    if isinstance(exc, sqlite3.IntegrityError):
+        return BankError(
+            f"The change was refused because it would make {name} inconsistent ({exc}).",
+            "Check that the items, passages and quizzes it refers to still exist.",
+        )
+    return BankError(f"{name}: the item bank reported an error ({exc}).", "")
+
+
+@contextmanager
+def translated(path: Path) -> Iterator[None]:
+    """Turn SQLite errors raised inside the block into BankError.
+
+    Programming errors (wrong SQL bindings, a closed connection) are bugs, not conditions a
+    teacher can fix, so they pass through to the crash log unchanged.
+    """
+    try:
+        yield
+    except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+        raise
+    except sqlite3.Error as exc:
+        raise translate(exc, path) from exc
