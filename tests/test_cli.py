@@ -41,7 +41,7 @@ def test_help_is_fast_and_imports_no_heavy_library() -> None:
     assert time.perf_counter() - started < 30  # generous: only catches a heavy import
 
 
-@pytest.mark.parametrize("command", ["models", "key", "demo"])
+@pytest.mark.parametrize("command", ["models", "key", "demo", "score", "import", "export"])
 def test_each_subcommand_has_help(command: str) -> None:
     result = run(command, "--help")
     assert result.returncode == 0 and "usage:" in result.stdout
@@ -118,3 +118,37 @@ def test_demo_on_an_empty_or_binary_file_is_a_clear_error(tmp_path: Path) -> Non
     result = run("demo", str(binary), "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and "binary" in result.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_import_then_export_round_trip_through_a_bank(tmp_path: Path) -> None:
+    source = tmp_path / "items.jsonl"
+    rows = [
+        {"type": "mcq", "question": "Where does the Nile end?", "answer": "the Mediterranean Sea",
+         "distractors": ["the Red Sea", "Lake Victoria", "the Atlantic"],
+         "passage": "The Nile empties into the Mediterranean Sea.", "fact": "The Nile empties..."},
+        {"type": "short", "question": "Qui a écrit « Les Misérables » ? 🙂",
+         "answer": "Victor Hugo"},
+    ]  # fmt: skip
+    source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    bank = tmp_path / "bank.db"
+    result = run("import", str(source), "--bank", str(bank))
+    assert result.returncode == 0, result.stderr
+    assert "Imported 2 items" in result.stdout
+    out = tmp_path / "out.jsonl"
+    result = run("export", "--bank", str(bank), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    exported = [json.loads(line) for line in out.read_text().splitlines()]
+    items = [e for e in exported if "question" in e]
+    assert [i["question"] for i in items] == [r["question"] for r in rows]
+    assert items[0]["distractors"] == rows[0]["distractors"]
+
+
+def test_import_refuses_a_bad_line_and_export_a_missing_bank(tmp_path: Path) -> None:
+    source = tmp_path / "items.jsonl"
+    source.write_text('{"question": "ok?", "answer": "yes"}\n{not json\n')
+    bank = tmp_path / "bank.db"
+    result = run("import", str(source), "--bank", str(bank))
+    assert result.returncode == 2 and "line 2" in result.stderr.lower()
+    result = run("export", "--bank", str(tmp_path / "missing.db"), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and "no item bank" in result.stderr.lower()
+    assert not (tmp_path / "missing.db").exists()

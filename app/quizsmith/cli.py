@@ -166,6 +166,37 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_import(args: argparse.Namespace) -> int:
+    from quizsmith.bank import ItemBank
+    from quizsmith.errors import QuizsmithError
+    from quizsmith.jobs import CancelToken
+
+    source = Path(args.file)
+    if source.suffix.lower() != ".jsonl":
+        raise QuizsmithError(
+            f"Cannot import {source.name}: only Quizsmith JSONL (.jsonl) is supported so far.",
+            "Export the questions as JSONL in the interchange format (see docs/bank.md).",
+        )
+    with ItemBank(args.bank) as bank:
+        result = _drive(bank.import_jsonl_job(source, cancel=CancelToken()))
+    print(
+        f"Imported {result.items} items, {result.passages} passages and "
+        f"{result.quizzes} quizzes into {args.bank}."
+    )
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from quizsmith.bank import ItemBank
+    from quizsmith.jobs import CancelToken
+
+    status = None if args.status == "all" else args.status
+    with ItemBank(args.bank, create=False, read_only=True) as bank:
+        count = _drive(bank.export_jsonl_job(args.out, status=status, cancel=CancelToken()))
+    print(f"Exported {count} items to {args.out}.")
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from quizsmith import demo, settings
     from quizsmith.jobs import CancelToken
@@ -211,6 +242,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", help="write the scored items to this JSONL file")
     p.set_defaults(func=_cmd_score)
+
+    p = sub.add_parser("import", help="import items into a bank (Quizsmith JSONL)")
+    p.add_argument("file", help="a .jsonl file in the interchange format")
+    p.add_argument("--bank", required=True, help="the bank file (created if missing)")
+    p.set_defaults(func=_cmd_import)
+
+    p = sub.add_parser("export", help="export items from a bank (Quizsmith JSONL)")
+    p.add_argument("--bank", required=True, help="the bank file")
+    p.add_argument("--format", choices=["jsonl"], default="jsonl", help="output format")
+    p.add_argument("--out", required=True, help="output file")
+    p.add_argument(
+        "--status",
+        default="all",
+        help="only items with this status (draft, accepted, rejected, needs-review); "
+        "default: all, i.e. the whole bank with its quizzes and history",
+    )
+    p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("demo", help="generate questions for a passage with the bundled model")
     p.add_argument("passage", nargs="?", help="a .txt/.md file (default: the bundled sample)")

@@ -68,7 +68,9 @@ def run_demo(
             {
                 "id": f"demo-{i + 1}",
                 "type": "short",
-                "passage": passage_file.name,
+                "passage": text,
+                "passage_title": passage_file.stem,
+                "passage_source": str(passage_file),
                 "fact": paragraph,
                 "question": str(data["question"]).strip(),
                 "answer": str(data["answer"]).strip(),
