@@ -41,7 +41,7 @@ def test_help_is_fast_and_imports_no_heavy_library() -> None:
     assert time.perf_counter() - started < 30  # generous: only catches a heavy import
 
 
-@pytest.mark.parametrize("command", ["models", "key", "demo", "score", "import", "export"])
+@pytest.mark.parametrize("command", ["models", "key", "demo", "score", "exam", "import", "export"])
 def test_each_subcommand_has_help(command: str) -> None:
     result = run(command, "--help")
     assert result.returncode == 0 and "usage:" in result.stdout
@@ -152,3 +152,69 @@ def test_import_refuses_a_bad_line_and_export_a_missing_bank(tmp_path: Path) -> 
     result = run("export", "--bank", str(tmp_path / "missing.db"), "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and "no item bank" in result.stderr.lower()
     assert not (tmp_path / "missing.db").exists()
+
+
+NILE = (
+    "The Nile is the longest river in Africa. It flows north for about 6,650 kilometres and "
+    "empties into the Mediterranean Sea. The Aswan High Dam was completed in 1970."
+)
+
+
+def _nile_items(path: Path) -> None:
+    rows = [
+        {"type": "mcq", "question": "Into which sea does the Nile empty?",
+         "answer": "the Mediterranean Sea", "distractors": ["the Red Sea", "the Black Sea"],
+         "passage": NILE},
+        {"type": "mcq", "question": "When was the Aswan High Dam completed?", "answer": "1970",
+         "distractors": ["1870", "1920"], "passage": NILE},
+        {"type": "short", "question": "How long is the Nile?", "answer": "6,650 kilometres",
+         "passage": NILE},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.mark.slow
+def test_exam_grades_a_handout_and_lists_unanswered_questions(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    _nile_items(items)
+    handout = tmp_path / "handout.txt"
+    handout.write_text("Rivers carry water to the sea. Dams hold water back.")
+    result = run("exam", str(handout), "--items", str(items))
+    assert result.returncode == 0, result.stderr
+    assert "EXAM" in result.stdout and "n-EXAM" in result.stdout
+    assert "1 questions are not multiple choice" in result.stdout
+    exam = float(result.stdout.split("EXAM", 1)[1].split()[0])
+    assert 0.0 <= exam <= 1.0
+
+
+def test_exam_needs_a_readable_text_and_one_item_source(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    _nile_items(items)
+    result = run("exam", str(tmp_path / "missing.txt"), "--items", str(items))
+    assert result.returncode == 2 and "does not exist" in result.stderr
+    handout = tmp_path / "h.txt"
+    handout.write_text("Some text.")
+    result = run("exam", str(handout))
+    assert result.returncode == 2 and "either ITEMS.jsonl or --bank" in result.stderr
+
+
+def test_score_rejects_an_unknown_metric_before_loading_models(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    _nile_items(items)
+    result = run("score", str(items), "--metrics", "kda,bogus")
+    assert result.returncode == 2 and "Unknown metric 'bogus'" in result.stderr
+
+
+@pytest.mark.slow
+def test_score_writes_scores_and_not_scored_reasons(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    _nile_items(items)
+    out = tmp_path / "scored.jsonl"
+    result = run("score", str(items), "--metrics", "exam", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    scored = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(scored) == 3
+    for row in scored[:2]:
+        assert row["scores"]["exam"]["value"] in (0.0, 1.0)
+    short = scored[2]["scores"]["exam"]
+    assert short["value"] is None and "does not apply" in short["not_scored_reason"]

@@ -108,9 +108,66 @@ def _write_items_jsonl(path: Path, items: Sequence[Any]) -> None:
     os.replace(tmp, path)
 
 
+def _load_items(args: argparse.Namespace, command: str) -> tuple[Any, list[Any]]:
+    """(bank or None, items) from ITEMS.jsonl or --bank DB [--status S]."""
+    from quizsmith.errors import QuizsmithError
+
+    if bool(args.items) == bool(args.bank):
+        raise QuizsmithError(
+            "Give either ITEMS.jsonl or --bank DB.", f"See quizsmith {command} --help."
+        )
+    if not args.bank:
+        return None, _read_items_jsonl(Path(args.items))
+    from quizsmith.bank import ItemBank
+
+    bank = ItemBank(args.bank, create=False)
+    items = bank.search(status=args.status, limit=None, with_passages=True)
+    if not items:
+        raise QuizsmithError(f"No items in {args.bank} match.", "Check --status.")
+    return bank, items
+
+
+def _cmd_exam(args: argparse.Namespace) -> int:
+    from quizsmith import settings
+    from quizsmith.jobs import CancelToken
+    from quizsmith.metrics.base import MetricContext
+    from quizsmith.metrics.exam import ExamMetric, check_text, exam_score, n_exam_from_scores
+    from quizsmith.text import check_passage, read_text_file
+
+    text = check_passage(read_text_file(Path(args.text)))
+    _, items = _load_items(args, "exam")
+    ctx = MetricContext(settings=settings.load(), cancel=CancelToken())
+    metric = ExamMetric()
+    options = ctx.options(metric)
+    solvers = metric.qa_solvers(ctx, options).solvers
+    kwargs = {"min_margin": options["min_margin"], "min_confidence": options["min_confidence"]}
+    print(f"Answering {len(items)} questions from {args.text} ...", file=sys.stderr)
+    if args.gold:
+        gold_text = check_passage(read_text_file(Path(args.gold)))
+        report = exam_score(text, items, solvers, **kwargs)
+        gold_exam = exam_score(gold_text, items, solvers, **kwargs).exam
+        nexam = n_exam_from_scores({"t": report.exam}, {"t": gold_exam})
+        against = Path(args.gold).name
+    else:
+        report, nexam, gold_exam = check_text(text, items, solvers, **kwargs)
+        against = "the items' own passages"
+    print(f"EXAM   {report.exam:.3f}  ({report.n_correct} of {report.n} answered correctly)")
+    if nexam is None:
+        print(f"n-EXAM undefined: {against} answer none of the questions (EXAM 0).")
+    else:
+        print(f"n-EXAM {nexam:.3f}  (against {against}, whose EXAM is {gold_exam:.3f})")
+    if report.not_applicable:
+        print(f"{len(report.not_applicable)} questions are not multiple choice and were skipped.")
+    if report.failed:
+        print("Questions the text does not answer:")
+        for f in report.failed:
+            answered = f["answered"] if f["answered"] is not None else "no answer"
+            print(f"  - {f['question']}  (key: {f['key']}; got: {answered})")
+    return 0
+
+
 def _cmd_score(args: argparse.Namespace) -> int:
     from quizsmith import settings
-    from quizsmith.errors import QuizsmithError
     from quizsmith.jobs import CancelToken
     from quizsmith.metrics import registry
     from quizsmith.metrics.base import MetricContext
@@ -119,18 +176,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
     names = [m.strip() for m in args.metrics.split(",") if m.strip()]
     for name in names:
         registry.get(name)  # unknown names fail before any model loads
-    if bool(args.items) == bool(args.bank):
-        raise QuizsmithError("Give either ITEMS.jsonl or --bank DB.", "See quizsmith score --help.")
-    bank = None
-    if args.bank:
-        from quizsmith.bank import ItemBank
-
-        bank = ItemBank(args.bank, create=False)
-        items = bank.search(status=args.status, limit=None, with_passages=True)
-        complexity = bank.expected_complexity
-    else:
-        items = _read_items_jsonl(Path(args.items))
-        complexity = None
+    bank, items = _load_items(args, "score")
+    complexity = bank.expected_complexity if bank is not None else None
     ctx = MetricContext(
         settings=settings.load(), cancel=CancelToken(), expected_complexity=complexity
     )
@@ -242,6 +289,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", help="write the scored items to this JSONL file")
     p.set_defaults(func=_cmd_score)
+
+    p = sub.add_parser("exam", help="grade a text (handout, summary) by the questions it answers")
+    p.add_argument("text", help="the text to grade (.txt or .md)")
+    p.add_argument("--items", help="the exam questions, a JSONL file of items")
+    p.add_argument("--bank", help="take the exam questions from this bank")
+    p.add_argument("--status", help="with --bank: only items with this status")
+    p.add_argument(
+        "--gold",
+        help="a gold text for n-EXAM (default: each question's own source passage)",
+    )
+    p.set_defaults(func=_cmd_exam)
 
     p = sub.add_parser("import", help="import items into a bank (Quizsmith JSONL)")
     p.add_argument("file", help="a .jsonl file in the interchange format")
