@@ -1,0 +1,288 @@
+"""MIRROR: two reviewers exchange strengths and flaws until their 1-5 scores agree (mirror
+paper, sections 4.2-4.3).
+
+Direct approach (4.2): one reviewer scores grammaticality, appropriateness, relevance,
+novelty and complexity (1-5) and lists strengths and flaws.
+Iterative approach (4.3, the default): reviewer 1 reviews with empty strength/flaw sets;
+its strengths and flaws go to reviewer 2 with the definitions, context and question;
+reviewer 2 re-scores and updates them; they go back to reviewer 1, and so on. The loop stops
+when two consecutive rounds (one by each reviewer) give identical score vectors, or at
+`max_rounds`. Every round is kept in the evidence.
+
+Headline value: (mean of the five final scores - 1) / 4, in 0-1, so that MIRROR sits on the
+same scale as the other metrics when they are combined; the five 1-5 scores are in `values`.
+
+Choices the paper leaves open, and deviations:
+- Final scores without convergence: the last round's scores (that reviewer has seen the
+  most feedback). The paper does not say what it reports when the limit is hit.
+- Reviewers come from the "judges" role. Base models (no chat template) are left out by
+  default: measured on QGEval, gemma3-270m under the transcript prompt and the JSON grammar
+  writes strengths and flaws such as "1", "3", "4" and near-random scores (all 1s or all 5s
+  for the same question under two prompts), which is no review. With one instruct model
+  left, the two reviewers are that model under two different system prompts, and the
+  evidence says so. `allow_base_reviewers = true` in settings brings base models back.
+- Temperature 0.7 as in the paper's appendix A.5 for GPT-4/Gemini, with a fixed seed per
+  round (ctx.seed + round) so that a review can be reproduced.
+- Measured with the defaults (smollm2-135m-instruct under both prompts, 4 QGEval items
+  with the shortest passages, 2 shared CPU cores): 12-26 s per item, no item converged in
+  4 rounds, and fluent questions got grammaticality 1. The scores of a 135M model are noise,
+  so its flags should not be trusted; the procedure is the paper's and becomes useful with a
+  capable judge model (a larger GGUF or an API endpoint in the judges role).
+- Output is JSON constrained by a schema (mirror_prompts.review_schema) instead of the
+  paper's pattern matching of free text; a review that still fails to parse is retried
+  (default twice) with other seeds, then the item is "not scored" with the rounds done so far.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from quizsmith.domain import Flag, Item, ScoreResult
+from quizsmith.errors import CapabilityError, OutputParseError
+from quizsmith.metrics import mirror_prompts as prompts
+from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.profiles import choose_profile, model_config
+from quizsmith.providers.base import Message, Provider
+
+APPROACHES = ("iterative", "direct")
+
+
+@dataclass(frozen=True)
+class Reviewer:
+    provider: Provider
+    system: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Review:
+    scores: dict[str, int]
+    strengths: list[str]
+    flaws: list[str]
+
+
+def parse_review(data: Any) -> Review:
+    """Check a reviewer's JSON: five integer scores 1-5, two lists of non-empty strings."""
+    if not isinstance(data, dict):
+        raise OutputParseError("The reviewer's answer is not a JSON object.", "")
+    raw = data.get("scores")
+    if not isinstance(raw, dict):
+        raise OutputParseError("The reviewer gave no scores.", "")
+    scores: dict[str, int] = {}
+    for criterion in prompts.CRITERIA:
+        value = raw.get(criterion)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
+            raise OutputParseError(
+                f"The reviewer's {criterion} score {value!r} is not an integer from 1 to 5.", ""
+            )
+        scores[criterion] = value
+    lists: list[list[str]] = []
+    for key in ("strengths", "flaws"):
+        items = data.get(key, [])
+        if not isinstance(items, list):
+            raise OutputParseError(f"The reviewer's {key} are not a list.", "")
+        lists.append([str(x).strip() for x in items if str(x).strip()])
+    return Review(scores, lists[0], lists[1])
+
+
+def is_instruct(provider: Provider) -> bool:
+    return bool(getattr(provider, "is_chat_model", provider.can_chat))
+
+
+class MirrorMetric(Metric):
+    name: ClassVar[str] = "mirror"
+    title: ClassVar[str] = "MIRROR"
+    description: ClassVar[str] = (
+        "Two model reviewers' agreed 1-5 scores for grammaticality, appropriateness, "
+        "relevance, novelty and complexity, as (mean - 1) / 4 (0-1; higher = better)."
+    )
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    higher_is_better: ClassVar[bool] = True
+    needs_passage: ClassVar[bool] = True
+    defaults: ClassVar[dict[str, Any]] = {
+        # The paper's method is the iterative one; "direct" is its baseline (section 4.2).
+        "approach": "iterative",
+        # The paper stops at convergence and names no limit; 4 rounds give each reviewer
+        # two turns, and tiny models that have not agreed by then rarely do (measured).
+        "max_rounds": 4,
+        # Appendix A.5: temperature 0.7 for GPT-3.5/GPT-4/Gemini.
+        "temperature": 0.7,
+        # Measured reviews (up to 3 strengths, 3 flaws, 5 scores) take 80-130 tokens; a cap
+        # near twice that stops a rambling answer early so its retry costs less.
+        "max_tokens": 256,
+        # Retries with other seeds for an answer that would not parse (measured: smollm2
+        # sometimes writes a raw line break inside a JSON string, which json rejects).
+        "retries": 2,
+        # See the module docstring: base models' reviews were unusable when measured.
+        "allow_base_reviewers": False,
+        # A criterion at 2/5 or below means the reviewers found a real problem with it
+        # (2 = "poor" on the paper's 1-5 scale).
+        "flag_at_or_below": 2,
+    }
+
+    # -- reviewers ---------------------------------------------------------------------------
+    def reviewers(self, ctx: MetricContext, opts: dict[str, Any]) -> tuple[list[Reviewer], str]:
+        """Two reviewers (or one for the direct approach) and a note for the evidence."""
+        refs = list(dict.fromkeys(ctx.settings.role_list("judges")))
+        usable: list[Provider] = []
+        skipped: list[str] = []
+        for ref in refs:
+            provider = ctx.provider_for(ref)
+            if not provider.can_chat:
+                skipped.append(f"{ref} (cannot chat)")
+            elif not is_instruct(provider) and not opts["allow_base_reviewers"]:
+                skipped.append(f"{ref} (base model without a chat template)")
+            else:
+                usable.append(provider)
+        note = f"Left out: {', '.join(skipped)}. " if skipped else ""
+        if not usable:
+            raise CapabilityError(
+                f"No judge model can review questions. {note}".strip(),
+                "Add an instruct model to the judges role in settings.",
+            )
+        first, system = usable[0], prompts.SYSTEM_PROMPTS[0]
+        if opts["approach"] == "direct":
+            return [Reviewer(first, system, first.info.model)], note + "Direct approach."
+        if len(usable) >= 2:
+            # The paper gives both LLMs the same prompt; they differ by model.
+            second = usable[1]
+            return [
+                Reviewer(first, system, first.info.model),
+                Reviewer(second, system, second.info.model),
+            ], note + f"Reviewers: {first.info.model} and {second.info.model}."
+        alt = prompts.SYSTEM_PROMPTS[1]
+        return [
+            Reviewer(first, system, f"{first.info.model} (teacher prompt)"),
+            Reviewer(first, alt, f"{first.info.model} (strict-reviewer prompt)"),
+        ], note + (
+            f"Only one instruct model ({first.info.model}) is available, so it plays both "
+            "reviewers under two different system prompts."
+        )
+
+    # -- scoring -----------------------------------------------------------------------------
+    def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
+        opts = ctx.options(self)
+        approach = str(opts["approach"])
+        if approach not in APPROACHES:
+            return ScoreResult.not_scored(
+                self.name, f"Unknown MIRROR approach {approach!r}; use one of {APPROACHES}."
+            )
+        reviewers, note = self.reviewers(ctx, opts)
+        max_rounds = 1 if approach == "direct" else max(2, int(opts["max_rounds"]))
+        context = item.passage.text if item.passage else ""
+        config = {
+            "reviewers": [
+                model_config(
+                    r.provider,
+                    choose_profile(r.provider, ctx.settings),
+                    system_prompt=r.system,
+                )
+                for r in reviewers
+            ],
+            "approach": approach,
+            "max_rounds": max_rounds,
+            "temperature": float(opts["temperature"]),
+            "seed": ctx.seed,
+            "output": "JSON schema (integer enum 1-5)",
+        }
+        rounds: list[dict[str, Any]] = []
+        evidence: dict[str, Any] = {"note": note, "rounds": rounds}
+        strengths: list[str] = []
+        flaws: list[str] = []
+        converged = False
+        for k in range(max_rounds):
+            ctx.cancel.raise_if_cancelled()
+            reviewer = reviewers[k % len(reviewers)]
+            if k == 0:
+                user = prompts.direct_prompt(context, item.stem)
+            else:
+                user = prompts.feedback_prompt(context, item.stem, strengths, flaws)
+            try:
+                review = self._review(reviewer, user, ctx, opts, round_index=k)
+            except OutputParseError as exc:
+                return ScoreResult.not_scored(
+                    self.name,
+                    f"Round {k + 1}: {reviewer.label} did not give a usable review ({exc}).",
+                    model_config=config,
+                    evidence=evidence,
+                )
+            rounds.append(
+                {
+                    "round": k + 1,
+                    "reviewer": reviewer.label,
+                    "scores": review.scores,
+                    "strengths": review.strengths,
+                    "flaws": review.flaws,
+                }
+            )
+            strengths, flaws = review.strengths, review.flaws
+            if k >= 1 and rounds[k]["scores"] == rounds[k - 1]["scores"]:
+                converged = True
+                break
+        final: dict[str, int] = rounds[-1]["scores"]
+        mean = sum(final.values()) / len(final)
+        values: dict[str, Any] = {
+            **final,
+            "mean": round(mean, 4),
+            "rounds": len(rounds),
+            "converged": converged,
+            "approach": approach,
+        }
+        evidence["final_strengths"] = strengths
+        evidence["final_flaws"] = flaws
+        return ScoreResult(
+            metric=self.name,
+            value=(mean - 1) / 4,
+            values=values,
+            evidence=evidence,
+            model_config=config,
+        )
+
+    def _review(
+        self,
+        reviewer: Reviewer,
+        user: str,
+        ctx: MetricContext,
+        opts: dict[str, Any],
+        *,
+        round_index: int,
+    ) -> Review:
+        messages = [Message("system", reviewer.system), Message("user", user)]
+        attempts = 1 + max(0, int(opts["retries"]))
+        error: OutputParseError | None = None
+        for attempt in range(attempts):
+            if attempt:
+                ctx.cancel.raise_if_cancelled()
+            try:
+                out = reviewer.provider.chat(
+                    messages,
+                    max_tokens=int(opts["max_tokens"]),
+                    temperature=float(opts["temperature"]),
+                    # Distinct per round and per retry; reproducible for a given ctx.seed.
+                    seed=ctx.seed + round_index + 1000 * attempt,
+                    json_schema=prompts.review_schema(),
+                )
+                return parse_review(out.data)
+            except OutputParseError as exc:
+                error = exc
+        assert error is not None
+        raise error
+
+    def flags(self, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
+        if not result.scored:
+            return []
+        threshold = int(options.get("flag_at_or_below", 2))
+        out = []
+        for criterion in prompts.CRITERIA:
+            score = result.values.get(criterion)
+            if isinstance(score, int) and score <= threshold:
+                out.append(
+                    Flag(
+                        f"mirror-low-{criterion}",
+                        f"{criterion}: {score}/5",
+                        metric=self.name,
+                        severity="warning",
+                    )
+                )
+        return out
