@@ -1,0 +1,543 @@
+"""NACo: naturalness, answerability and complexity by chain-of-thought QA (naco paper, s. 3, A.2).
+
+A model answers the question from the passage(s), reasoning step by step:
+
+- naturalness n = 0 when it says "not a question" or "Question unnatural", else 1;
+- answerability a = SQuAD token F1 between its answer and the item's key;
+- complexity = its number of reasoning steps; with E the expected step count (the most common
+  count over the bank's accepted items of the subject, else a default of 2 as the paper found
+  for SQuAD), c = min(steps/E, E/steps), and c = 0 for zero steps (no reasoning at all is as
+  far from E as a count can be; the formula itself would divide by zero);
+- NACo = 0 when n = 0 or a = 0, else w_n*n + w_a*a + w_c*c (weights 1/3 each), averaged over
+  k samples as the paper averaged its three runs.
+
+Prompt profiles (metrics/profiles.py): "chat" sends the appendix A.2 prompt verbatim to the qa
+model and parses its free text, retrying once with JSON-constrained output when the format is
+broken. "fewshot" serves the bundled 135M-270M models, which never produce the A.2 format
+(measured: docs/metrics/naco-profiles.md); the same three criteria come from three short calls:
+the A.2 verdict (its first 64 tokens) from an instruct model, the answer from a few-shot
+extractive completion on a base model, the steps from that completion continued into numbered
+steps. Deviation: there the answer comes before the steps, since steps-first cost the 270M
+model most of its answer F1; the fewshot profile also decodes greedily (see defaults).
+
+Two passages (the paper's HotpotQA setting): `item.provenance["passage2"]` holds the second
+passage text, or the passage text holds both separated by " <sep> ".
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from quizsmith.domain import Flag, Item, ScoreResult
+from quizsmith.errors import OutputParseError, ProviderError
+from quizsmith.metrics import naco_prompts as prompts
+from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.profiles import choose_profile, model_config
+from quizsmith.metrics.squad import f1_score
+from quizsmith.providers.base import Provider
+
+SEP = " <sep> "
+
+
+class NacoParseError(OutputParseError):
+    """The model's CoT-QA answer has neither a verdict nor an <ans> span."""
+
+
+@dataclass(frozen=True)
+class CotAnswer:
+    """What one CoT-QA response says."""
+
+    naturalness: int  # 0 or 1
+    answer: str
+    steps: list[str] = field(default_factory=list)
+    #: "natural", "not a question" or "Question unnatural" (the A.2 wording).
+    verdict: str = "natural"
+
+
+# -- parsing the A.2 free-text answer ---------------------------------------------------------
+# Models often echo the instructions ("If not, output 'not a question'"); an echoed instruction
+# is not a verdict, so it is removed before looking for one.
+_ECHOED = re.compile(
+    r"(?:if (?:not|so),?\s*)?output\s*['\"\u2018\u201c]?\s*(?:not a question|question unnatural)"
+    r"\s*['\"\u2019\u201d]?",
+    re.IGNORECASE,
+)
+_NOT_QUESTION = re.compile(r"\bnot\s+a\s+question\b", re.IGNORECASE)
+# "is not a question ... but" style double negatives are rare; "a question, not a statement"
+# does not match because the phrase must read "not a question".
+_UNNATURAL = re.compile(r"\bquestion\s+(?:is\s+)?unnatural\b", re.IGNORECASE)
+_NEGATED_UNNATURAL = re.compile(r"\b(?:not|n't)\s+(?:\w+\s+){0,2}unnatural\b", re.IGNORECASE)
+# <ans> X <ans>, <ans>X</ans>, or an unterminated <ans> X at the end of a line.
+_ANS = re.compile(r"<\s*ans\s*>(.*?)(?:<\s*/?\s*ans\s*>|\n|$)", re.IGNORECASE | re.DOTALL)
+_PLACEHOLDER = re.compile(r"^\[?\s*answer\s+text\s*\]?$", re.IGNORECASE)
+_STEP = re.compile(
+    r"^\s*(?:[-*\u2022]\s*)?(?:\(?[a-z]\)\s*|[a-z]\.\s+)?\**step\s*(\d+)\**\s*[:.)\-]?\**\s*(.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_REASONING_HEAD = re.compile(r"step[\s-]*by[\s-]*step\s+reasoning\s*:?", re.IGNORECASE)
+_ITEM = re.compile(r"^\s*(?:\(?[a-z]\)|[a-z]\.|[ivx]+\.|\d+[.)]|[-*\u2022])\s+(.*)$", re.I)
+_ANSWER_LINE = re.compile(r"^\s*(?:3\.\s*)?\**answer\**\s*:|<\s*ans\s*>", re.IGNORECASE)
+_MAX_STEPS = 50  # a runaway list is not reasoning; counts above this are capped
+
+
+def parse_cot_answer(text: str) -> CotAnswer:
+    """Read an appendix A.2 response. Raises NacoParseError (only) when it has neither a
+    "not a question" / "Question unnatural" verdict nor an answer between <ans> tokens."""
+    if not isinstance(text, str):
+        raise NacoParseError("The model's answer is not text.", "Try again.")
+    cleaned = _ECHOED.sub(" ", text.replace("\r\n", "\n"))
+    answer = _find_answer(cleaned)
+    steps = _find_steps(cleaned)
+    verdict = _find_verdict(cleaned)
+    if verdict != "natural":
+        return CotAnswer(0, answer or "", steps, verdict)
+    if answer is None:
+        raise NacoParseError(
+            "The model's answer has no <ans> span and no verdict.",
+            "It is asked once more with constrained output; a larger qa model follows A.2.",
+        )
+    return CotAnswer(1, answer, steps, verdict)
+
+
+def _find_verdict(text: str) -> str:
+    # Only the part before the answer counts: A.2 asks for the verdict first, and reasoning
+    # may later quote the phrase ("the passage says it is not a question of money").
+    head = re.split(r"<\s*ans\s*>", text, maxsplit=1, flags=re.IGNORECASE)[0]
+    if _NOT_QUESTION.search(head):
+        return "not a question"
+    for match in _UNNATURAL.finditer(head):
+        before = head[max(0, match.start() - 20) : match.end()]
+        if not _NEGATED_UNNATURAL.search(before):
+            return "Question unnatural"
+    return "natural"
+
+
+def _find_answer(text: str) -> str | None:
+    found = None
+    for match in _ANS.finditer(text):
+        span = match.group(1).strip().strip("[]").strip()
+        if _PLACEHOLDER.match(span) or (not span and found is not None):
+            continue  # the echoed format line, or the closing tag read as an opening one
+        found = span
+        if span:
+            break
+    return found
+
+
+def _find_steps(text: str) -> list[str]:
+    by_number: dict[int, str] = {}
+    for match in _STEP.finditer(text):
+        number = int(match.group(1)) if len(match.group(1)) < 4 else 0
+        # An empty "Step 2:" is a model stuttering the format, not a reasoning step.
+        if number not in by_number and match.group(2).strip(" *.:-"):
+            by_number[number] = match.group(2).strip()
+    if by_number:
+        return [by_number[k] for k in sorted(by_number)][:_MAX_STEPS]
+    # No "Step i" markers: take the enumerated lines of the reasoning section, which starts
+    # after "Step by step reasoning" and ends at the answer line.
+    head = _REASONING_HEAD.search(text)
+    if head is None:
+        return []
+    steps = []
+    for line in text[head.end() :].split("\n"):
+        if _ANSWER_LINE.search(line):
+            break
+        item = _ITEM.match(line)
+        if item and item.group(1).strip():
+            steps.append(item.group(1).strip())
+    return steps[:_MAX_STEPS]
+
+
+def cot_from_json(data: Any) -> CotAnswer:
+    """Read the constrained retry ({natural, steps, answer}); NacoParseError when malformed."""
+    if not isinstance(data, dict):
+        raise NacoParseError("The model's JSON answer is not an object.", "")
+    natural, steps, answer = data.get("natural"), data.get("steps"), data.get("answer")
+    if not isinstance(natural, bool) or not isinstance(answer, str):
+        raise NacoParseError("The model's JSON answer lacks 'natural' or 'answer'.", "")
+    if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
+        raise NacoParseError("The model's JSON 'steps' is not a list of texts.", "")
+    kept = [s.strip() for s in steps if s.strip()][:_MAX_STEPS]
+    if not natural:
+        return CotAnswer(0, answer.strip(), kept, "Question unnatural")
+    return CotAnswer(1, answer.strip(), kept, "natural")
+
+
+# -- the formulas -----------------------------------------------------------------------------
+def complexity_similarity(steps: int, expected: int) -> float:
+    """c = min(steps/E, E/steps); 0 for zero steps."""
+    if isinstance(expected, bool) or not isinstance(expected, int) or expected < 1:
+        raise ValueError(f"expected complexity must be a positive integer; got {expected!r}.")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"the step count must be a non-negative integer; got {steps!r}.")
+    if steps == 0:
+        return 0.0
+    return min(steps / expected, expected / steps)
+
+
+def naco_combine(
+    n: int, a: float, c: float, weights: Sequence[float] = (1 / 3, 1 / 3, 1 / 3)
+) -> float:
+    """The hierarchical NACo of one response: 0 unless n = 1 and a > 0.
+
+    Weights are divided by their sum, so a user's (1, 1, 1) or (2, 1, 1) keeps NACo in [0, 1].
+    """
+    if n not in (0, 1):
+        raise ValueError(f"naturalness must be 0 or 1; got {n!r}.")
+    for name, value in (("answerability", a), ("complexity", c)):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1]; got {value!r}.")
+    if len(weights) != 3 or any(w < 0 for w in weights) or sum(weights) <= 0:
+        raise ValueError(f"weights must be three non-negative numbers, not all 0; got {weights}.")
+    if n == 0 or a == 0:
+        return 0.0
+    w_n, w_a, w_c = (w / sum(weights) for w in weights)
+    return min(1.0, w_n * n + w_a * a + w_c * c)
+
+
+def split_passages(item: Item) -> list[str]:
+    """One or two passages: provenance["passage2"], or the text split at " <sep> "."""
+    text = item.passage.text if item.passage else ""
+    parts = [p.strip() for p in text.split(SEP) if p.strip()]
+    second = item.provenance.get("passage2")
+    if isinstance(second, str) and second.strip():
+        parts.append(second.strip())
+    if len(parts) > 2:
+        raise ValueError("NACo takes one or two passages (A.2); this item has more.")
+    return parts
+
+
+def most_common_count(counts: Sequence[int]) -> int:
+    """The mode; ties go to the smaller count (deterministic, and the cheaper expectation)."""
+    if not counts:
+        raise ValueError("no step counts")
+    tally = Counter(counts)
+    best = max(tally.values())
+    return min(k for k, v in tally.items() if v == best)
+
+
+def _instruct(provider: Provider) -> bool:
+    return bool(provider.can_chat and getattr(provider, "is_chat_model", True))
+
+
+# -- the metric -------------------------------------------------------------------------------
+@dataclass
+class _Sample:
+    cot: CotAnswer
+    prompt_ids: list[str]
+    retried: bool = False
+    raw: str = ""
+
+
+class NacoMetric(Metric):
+    name: ClassVar[str] = "naco"
+    title: ClassVar[str] = "NACo"
+    description: ClassVar[str] = (
+        "Naturalness, answerability and complexity: a model answers the question from the "
+        "passage step by step; 0 if it is not a question or the answer misses the key."
+    )
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    higher_is_better: ClassVar[bool] = True
+    needs_passage: ClassVar[bool] = True
+    defaults: ClassVar[dict[str, Any]] = {
+        # Paper s. 3: "a fair weight 1/3 for each criterion" (n, a, c).
+        "weights": [1 / 3, 1 / 3, 1 / 3],
+        # Paper s. 3: GPT-3.5 found E = 2 on SQuAD; used when the bank has < 10 accepted
+        # items of the subject to take the mode from.
+        # (ctx.expected_complexity, from the bank, returns None below 10 accepted items.)
+        "expected_complexity": 2,
+        # Paper A.5: three runs averaged on HotpotQA (API); one local run keeps the live
+        # editor fast (a single run is what the paper did on SQuAD, for cost).
+        "k_local": 1,
+        "k_api": 3,
+        # Paper A.5: temperature 0.7, top_p 1. Seeded (ctx.seed + sample), so a score is
+        # reproducible. The fewshot profile decodes greedily (a deviation): its answers were
+        # measured greedy, and a 270M model's extractive span has nothing to gain from noise.
+        "temperature": 0.7,
+        "fewshot_temperature": 0.0,
+        "max_tokens": 384,
+        # fewshot: the A.2 verdict is written first; 64 tokens caught it where SmolLM2 gave
+        # one (48 tokens cut at "2." caught none); 80 tokens hold three steps that quote the
+        # passage (~25 tokens each); a step cut by the limit still counts, it was begun.
+        "verdict_tokens": 64,
+        "fewshot_steps_tokens": 80,
+        # Paper s. 4.3 / A.4: answerability below 0.5 F1 means the model's answer shares
+        # less than half its words with the key: a reviewer should look.
+        "answer_threshold": 0.5,
+        # c < 0.5: more than a factor of two from E. Never flags a question one step away
+        # from E >= 2 (E=2: 1 step gives c = 0.5), since one step is run-to-run noise of a
+        # CoT count; flags a single-step question when E = 3 and 0 steps always.
+        "complexity_threshold": 0.5,
+    }
+
+    # -- compute ------------------------------------------------------------------------------
+    def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
+        opts = ctx.options(self)
+        weights = [float(w) for w in opts["weights"]]
+        qa = ctx.provider("qa")
+        profile = choose_profile(qa, ctx.settings)
+        try:
+            passages = split_passages(item)
+        except ValueError as exc:
+            return ScoreResult.not_scored(self.name, str(exc))
+        expected, source = self._expected(item, ctx, opts)
+        k = int(opts["k_local"] if qa.is_local else opts["k_api"])
+        if profile == "chat":
+            temperature = float(opts["temperature"])
+            config: dict[str, Any] = {"qa": model_config(qa, profile, prompt=prompts.A2_ID)}
+        else:
+            temperature = float(opts["fewshot_temperature"])
+            verdict_model, answer_model = self._fewshot_models(ctx)
+            config = {
+                "verdict": model_config(verdict_model, "chat", prompt=prompts.VERDICT_ID),
+                "answer": model_config(answer_model, profile, prompt=prompts.FEWSHOT_ANSWER_ID),
+                "steps": model_config(answer_model, profile, prompt=prompts.FEWSHOT_STEPS_ID),
+            }
+        config.update(profile=profile, k=k, temperature=temperature, top_p=1.0)
+        samples: list[_Sample] = []
+        failures: list[str] = []
+        for i in range(k):
+            ctx.cancel.raise_if_cancelled()
+            seed = ctx.seed + i
+            try:
+                if profile == "chat":
+                    sample = self._chat_sample(qa, passages, item.stem, temperature, seed, opts)
+                else:
+                    sample = self._fewshot_sample(
+                        verdict_model,
+                        answer_model,
+                        passages,
+                        item.stem,
+                        temperature,
+                        seed,
+                        ctx,
+                        opts,
+                    )
+            except OutputParseError as exc:
+                failures.append(f"sample {i + 1}: {exc.message}")
+                continue
+            samples.append(sample)
+        if not samples:
+            return ScoreResult.not_scored(
+                self.name,
+                "The model's answer could not be read, even with constrained output: "
+                + "; ".join(failures),
+                model_config=config,
+            )
+        return self._result(item, samples, failures, weights, expected, source, config)
+
+    def _expected(self, item: Item, ctx: MetricContext, opts: dict[str, Any]) -> tuple[int, str]:
+        subject = item.subject or (item.passage.subject if item.passage else None)
+        if ctx.expected_complexity is not None:
+            value = ctx.expected_complexity(subject)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+                return value, f"mode of the bank's accepted items (subject {subject or 'none'})"
+        default = int(opts["expected_complexity"])
+        return default, "default (no bank mode: under 10 accepted items of this subject)"
+
+    def _fewshot_models(self, ctx: MetricContext) -> tuple[Provider, Provider]:
+        """(verdict model, answer model) for the fewshot profile.
+
+        Answer and steps: the qa model when it is a base (completion) model, else the first base
+        model among the solvers, else the qa model: few-shot extractive completion on the
+        Gemma-270M base model reached F1 0.45 on SQuAD reference questions, the same prompt on
+        SmolLM2-135M-instruct 0.13 (docs/metrics/naco-profiles.md). Verdict: the first instruct
+        model among qa, generator and judges, since A.2 is a chat prompt.
+        """
+        qa = ctx.provider("qa")
+        answerers = [qa, *ctx.providers("solvers")]
+        answer_model = next((p for p in answerers if p.can_complete and not _instruct(p)), qa)
+        for provider in [qa, ctx.provider("generator"), *ctx.providers("judges")]:
+            if _instruct(provider):
+                return provider, answer_model
+        raise ProviderError(
+            "NACo's fewshot profile needs an instruct (chat) model for the naturalness verdict.",
+            "Set the qa, generator or a judges role to an instruct model.",
+        )
+
+    def _chat_sample(
+        self,
+        qa: Provider,
+        passages: list[str],
+        question: str,
+        temperature: float,
+        seed: int,
+        opts: dict[str, Any],
+    ) -> _Sample:
+        prompt = prompts.a2_prompt(passages, question)
+        out = qa.chat(
+            [{"role": "user", "content": prompt}],
+            max_tokens=int(opts["max_tokens"]),
+            temperature=temperature,
+            seed=seed,
+        )
+        try:
+            return _Sample(parse_cot_answer(out.text), [prompts.A2_ID], raw=out.text)
+        except NacoParseError:
+            pass
+        # Retry once: the same task, the answer constrained to {natural, steps, answer}.
+        retry = qa.chat(
+            [{"role": "user", "content": prompt + prompts.A2_STRICT_SUFFIX}],
+            max_tokens=int(opts["max_tokens"]),
+            temperature=temperature,
+            seed=seed,
+            json_schema=prompts.A2_SCHEMA,
+        )
+        data = retry.data
+        if data is None:
+            from quizsmith.providers.base import parse_json_output
+
+            data = parse_json_output(retry.text)
+        return _Sample(cot_from_json(data), [prompts.A2_ID, prompts.A2_STRICT_ID], True, retry.text)
+
+    def _fewshot_sample(
+        self,
+        verdict_model: Provider,
+        answer_model: Provider,
+        passages: list[str],
+        question: str,
+        temperature: float,
+        seed: int,
+        ctx: MetricContext,
+        opts: dict[str, Any],
+    ) -> _Sample:
+        # Naturalness: the A.2 prompt's verdict, written first, so the first tokens suffice;
+        # the rest of a tiny model's A.2 answer never held an <ans> span (measured).
+        head = verdict_model.chat(
+            [{"role": "user", "content": prompts.a2_prompt(passages, question)}],
+            max_tokens=int(opts["verdict_tokens"]),
+            temperature=temperature,
+            seed=seed,
+        ).text
+        verdict = _find_verdict(_ECHOED.sub(" ", head))
+        ctx.cancel.raise_if_cancelled()
+        if verdict != "natural":
+            # A.2 tells the model to stop here; NACo is 0 whatever follows.
+            return _Sample(CotAnswer(0, "", [], verdict), [prompts.VERDICT_ID], raw=head)
+        answer_prompt = prompts.fewshot_answer_prompt(passages, question)
+        answer = answer_model.complete(
+            answer_prompt,
+            max_tokens=32,
+            temperature=temperature,
+            seed=seed,
+            stop=["\n"],
+        ).text.strip()
+        ctx.cancel.raise_if_cancelled()
+        # Steps: the same completion continued with "Reasoning: Step 1:". The prompt shares its
+        # whole prefix with the answer call, so llama.cpp only evaluates the new tokens. Asking
+        # for the steps before the answer (the paper's order) cost the 270M model most of its
+        # answer F1 (0.08 vs 0.42), hence answer first; a deviation, see the module docstring.
+        steps_text = answer_model.complete(
+            prompts.fewshot_steps_continuation(answer_prompt, answer),
+            max_tokens=int(opts["fewshot_steps_tokens"]),
+            temperature=temperature,
+            seed=seed,
+            stop=["\n\n", "\nPassage", "\nQuestion:"],
+        ).text
+        steps = _find_steps("Step 1:" + steps_text)
+        return _Sample(
+            CotAnswer(1, answer, steps, verdict),
+            [prompts.VERDICT_ID, prompts.FEWSHOT_ANSWER_ID, prompts.FEWSHOT_STEPS_ID],
+            raw=head,
+        )
+
+    def _result(
+        self,
+        item: Item,
+        samples: list[_Sample],
+        failures: list[str],
+        weights: list[float],
+        expected: int,
+        source: str,
+        config: dict[str, Any],
+    ) -> ScoreResult:
+        per_sample: list[dict[str, Any]] = []
+        for s in samples:
+            a = f1_score(s.cot.answer, item.key) if s.cot.naturalness else 0.0
+            c = complexity_similarity(len(s.cot.steps), expected)
+            per_sample.append(
+                {
+                    "n": s.cot.naturalness,
+                    "a": a,
+                    "c": c,
+                    "steps": len(s.cot.steps),
+                    "naco": naco_combine(s.cot.naturalness, a, c, weights),
+                }
+            )
+        mean = statistics.fmean
+        values = {
+            "n": mean(p["n"] for p in per_sample),
+            "a": mean(p["a"] for p in per_sample),
+            "c": mean(p["c"] for p in per_sample),
+            "steps": most_common_count([p["steps"] for p in per_sample]),
+            "expected": expected,
+            "samples": per_sample,
+        }
+        evidence: dict[str, Any] = {
+            "verdict": [s.cot.verdict for s in samples],
+            "answer": [s.cot.answer for s in samples],
+            "reasoning": [list(s.cot.steps) for s in samples],
+            "key": item.key,
+            "expected_source": source,
+            "prompts": sorted({p for s in samples for p in s.prompt_ids}),
+            "retried": sum(s.retried for s in samples),
+            # The model's own words (the A.2 response, or the verdict part of it), shortened.
+            "model_text": [s.raw[:600] for s in samples],
+        }
+        if failures:
+            evidence["unreadable_samples"] = failures
+        return ScoreResult(
+            metric=self.name,
+            value=mean(p["naco"] for p in per_sample),
+            values=values,
+            evidence=evidence,
+            model_config=config,
+        )
+
+    # -- flags --------------------------------------------------------------------------------
+    def flags(self, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
+        if not result.scored:
+            return []
+        v = result.values
+        found = []
+        if v.get("n", 1) < 0.5:
+            found.append(
+                Flag(
+                    "not-a-question",
+                    "Not a question / unclear: the model answered 'not a question' or "
+                    "'Question unnatural'.",
+                    self.name,
+                    "error",
+                )
+            )
+            return found  # answer and complexity mean nothing for a non-question
+        threshold = float(options.get("answer_threshold", 0.5))
+        if v.get("a", 1.0) < threshold:
+            answers = result.evidence.get("answer") or [""]
+            found.append(
+                Flag(
+                    "answer-differs",
+                    f"The model's answer differs from the key (F1 {v['a']:.2f}; it answered "
+                    f"{answers[0]!r}).",
+                    self.name,
+                )
+            )
+        c_limit = float(options.get("complexity_threshold", 0.5))
+        if v.get("a", 0.0) > 0 and v.get("c", 1.0) < c_limit:
+            steps, expected = v.get("steps", 0), v.get("expected", 0)
+            word = "easy" if steps < expected else "hard"
+            found.append(
+                Flag(
+                    f"too-{word}",
+                    f"Too {word} vs expected complexity: {steps} reasoning steps, "
+                    f"{expected} expected.",
+                    self.name,
+                    "info",
+                )
+            )
+        return found
