@@ -37,6 +37,10 @@ lint: install
 
 bench: install
 	$(BIN)/python bench/providers.py
+	$(BIN)/python bench/scaling.py
+	$(BIN)/python bench/bank.py
+	$(BIN)/python bench/metrics.py
+	$(BIN)/python bench/report.py
 
 clean:
 	rm -rf $(VENV) quizsmith-demo .pytest_cache .mypy_cache .ruff_cache
