@@ -14,51 +14,23 @@ is not counted. Results in bench/results/metrics.{json,md}.
 from __future__ import annotations
 
 import argparse
-import json
-import random
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from common import git_revision, machine, median, write_results
-from quizsmith.domain import Item, Passage
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from quizsmith.domain import Item
 from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
 from quizsmith.settings import Settings
-
-SQUAD = Path(__file__).parents[1].parent / "shared" / "data" / "naco" / "squad_candidates.jsonl"
-
-
-def _kind(answer: str) -> str:
-    if any(c.isdigit() for c in answer):
-        return "number"
-    return "name" if answer[:1].isupper() else "other"
+from support.squad import squad_mcqs
 
 
 def items(n: int) -> list[Item]:
-    rows = [json.loads(line) for line in SQUAD.read_text(encoding="utf-8").splitlines()]
-    out = []
-    for i in range(5, 5 + 37 * n, 37):
-        row = rows[i % len(rows)]
-        pool = sorted(
-            {
-                r["answer"]
-                for r in rows
-                if _kind(r["answer"]) == _kind(row["answer"])
-                and r["answer"].casefold() != row["answer"].casefold()
-            }
-        )
-        out.append(
-            Item(
-                type="mcq",
-                stem=row["refq"],
-                key=row["answer"],
-                options=Item.make_options(row["answer"], random.Random(i).sample(pool, 3)),
-                passage=Passage(text=row["context"]),
-                reference=row["annoq"],
-            )
-        )
-    return out
+    return squad_mcqs(range(5, 5 + 37 * n, 37))
 
 
 METRICS = ["naco", "kda", "exam", "mirror", "mre"]

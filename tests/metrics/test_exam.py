@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import random
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from quizsmith.metrics.exam import (
 )
 from quizsmith.metrics.solvers import OptionLikelihoodSolver, SolverOutput
 from quizsmith.settings import Settings
+from support.squad import squad_mcqs, squad_rows
 
 SQUAD = Path(__file__).parents[2].parent / "shared" / "data" / "naco" / "squad_candidates.jsonl"
 
@@ -143,38 +142,11 @@ def test_metric_flag() -> None:
 
 
 # -- real models -------------------------------------------------------------------------------
-def _kind(answer: str) -> str:
-    if any(c.isdigit() for c in answer):
-        return "number"
-    return "name" if answer[:1].isupper() else "other"
-
-
 def _squad(indices: Sequence[int]) -> tuple[list[Item], list[dict[str, Any]]]:
     if not SQUAD.exists():
         pytest.skip(f"{SQUAD} is absent")
-    rows = [json.loads(line) for line in SQUAD.read_text(encoding="utf-8").splitlines()]
-    items = []
-    for i in indices:
-        row = rows[i]
-        pool = sorted(
-            {
-                r["answer"]
-                for j, r in enumerate(rows)
-                if j != i
-                and _kind(r["answer"]) == _kind(row["answer"])
-                and r["answer"].casefold() != row["answer"].casefold()
-            }
-        )
-        items.append(
-            Item(
-                type="mcq",
-                stem=row["refq"],
-                key=row["answer"],
-                options=Item.make_options(row["answer"], random.Random(i).sample(pool, 3)),
-                passage=Passage(text=row["context"]),
-            )
-        )
-    return items, rows
+    rows = squad_rows()
+    return squad_mcqs(indices, rows), rows
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import random
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from quizsmith.metrics.solvers import (
 )
 from quizsmith.providers.base import ModelInfo, OptionLogprob, Provider
 from quizsmith.settings import Settings
+from support.squad import squad_mcqs as shared_squad_mcqs
 
 DATA = Path(__file__).parents[2].parent / "shared" / "data"
 SQUAD = DATA / "naco" / "squad_candidates.jsonl"
@@ -363,41 +363,10 @@ def test_key_in_stem_flag_without_models() -> None:
 
 
 # -- real models -------------------------------------------------------------------------------
-def _kind(answer: str) -> str:
-    if any(c.isdigit() for c in answer):
-        return "number"
-    return "name" if answer[:1].isupper() else "other"
-
-
 def squad_mcqs(indices: Sequence[int]) -> list[Item]:
-    """MCQs from real SQuAD rows: key = the answer, distractors = answers of other rows of the
-    same kind (numbers, names, other), chosen with a fixed seed."""
     if not SQUAD.exists():
         pytest.skip(f"{SQUAD} is absent")
-    rows = [json.loads(line) for line in SQUAD.read_text(encoding="utf-8").splitlines()]
-    items = []
-    for i in indices:
-        row = rows[i]
-        pool = sorted(
-            {
-                r["answer"]
-                for j, r in enumerate(rows)
-                if j != i
-                and _kind(r["answer"]) == _kind(row["answer"])
-                and r["answer"].casefold() != row["answer"].casefold()
-            }
-        )
-        distractors = random.Random(i).sample(pool, 3)
-        items.append(
-            Item(
-                type="mcq",
-                stem=row["refq"],
-                key=row["answer"],
-                options=Item.make_options(row["answer"], distractors),
-                passage=Passage(text=row["context"]),
-            )
-        )
-    return items
+    return shared_squad_mcqs(indices)
 
 
 @pytest.fixture(scope="module")
