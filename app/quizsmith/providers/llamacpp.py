@@ -7,6 +7,7 @@ twice. Models load lazily on first use.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import threading
@@ -85,6 +86,10 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
         train_ctx = int(llm.n_ctx_train()) if hasattr(llm, "n_ctx_train") else n_ctx
         template = bool(llm.metadata.get("tokenizer.chat_template"))
         loaded = _Loaded(llm, threading.RLock(), min(n_ctx, train_ctx), template)
+        if not _models:
+            # Close models before the interpreter tears down llama_cpp's module globals;
+            # left to garbage collection at exit, Llama.__del__ prints a TypeError.
+            atexit.register(unload_all)
         _models[key] = loaded
         return loaded
 
