@@ -94,7 +94,7 @@ def test_key_set_without_keyring_explains_the_environment_fallback() -> None:
 
 
 @pytest.mark.slow
-def test_demo_writes_items_with_provenance(tmp_path: Path) -> None:
+def test_demo_writes_scored_items_with_provenance(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     result = run("demo", "-n", "1", "--out", str(out))
     assert result.returncode == 0, result.stderr
@@ -102,10 +102,14 @@ def test_demo_writes_items_with_provenance(tmp_path: Path) -> None:
     assert len(items) == 1
     item = items[0]
     assert item["question"].strip() and item["answer"].strip()
-    assert item["scores"] == {}  # nothing is scored until the metrics exist: no made-up number
+    assert item["passage"].startswith("Photosynthesis")
+    naco = item["scores"]["naco"]
+    # A real NACo score in range, or a stated reason: never a made-up number.
+    assert (naco["value"] is not None and 0.0 <= naco["value"] <= 1.0) or naco["not_scored_reason"]
     assert item["provenance"]["model"] == "llamacpp:smollm2-135m-instruct"
     assert len(item["provenance"]["passage_hash"]) == 64
-    assert (out / "items.md").read_text().count("answer:") == 1
+    summary = (out / "items.md").read_text()
+    assert summary.count("answer:") == 1 and "naco:" in summary
 
 
 def test_demo_on_an_empty_or_binary_file_is_a_clear_error(tmp_path: Path) -> None:
