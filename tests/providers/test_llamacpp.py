@@ -121,10 +121,12 @@ def test_empty_option_and_too_long_prefix_are_clear_errors(smollm) -> None:
 def test_one_shared_instance_per_model_and_thread_safe_use(smollm) -> None:
     again = provider_for("smollm2-135m-instruct", Settings())
     assert again is smollm
-    from quizsmith.providers import llamacpp
+    from quizsmith.providers.llamacpp import LlamaCppProvider
 
-    paths = [key[0] for key in llamacpp._models]
-    assert len(paths) == len(set(paths)), "a model file was loaded twice"
+    # Two provider objects for the same file and settings (e.g. "gguf:" and a path) share
+    # one loaded model; only a different context size or thread count loads another.
+    twin = LlamaCppProvider(smollm.model_path, n_ctx=smollm.n_ctx, n_threads=smollm.n_threads)
+    assert twin._get() is smollm._get()
 
     errors: list[BaseException] = []
     results: list[float] = []
