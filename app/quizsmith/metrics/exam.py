@@ -35,10 +35,10 @@ from quizsmith.metrics.solvers import (
     Solver,
     SolverOutput,
     SolverSet,
-    build_solvers,
     presented,
     solve_windowed,
     solver_seed,
+    solvers_from_options,
 )
 
 #: Abstain when the best option's mean probability leads the second by less than this: the
@@ -320,20 +320,7 @@ class ExamMetric(Metric):
     }
 
     def qa_solvers(self, ctx: MetricContext, options: dict[str, Any]) -> SolverSet:
-        role = str(options.get("qa_role") or "solvers")
-        refs = (
-            ctx.settings.role_list(role)
-            if role in ("solvers", "judges")
-            else [ctx.settings.role(role)]
-        )
-        embedding = ctx.settings.role("embeddings") if options.get("embedding_solver") else None
-        return build_solvers(
-            refs,
-            ctx.provider_for,
-            ctx.settings,
-            embedding_ref=embedding,
-            styles=list(options.get("styles") or ["letter", "likelihood"]),
-        )
+        return solvers_from_options(ctx, options, str(options.get("qa_role") or "solvers"))
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         options = ctx.options(self)

@@ -31,10 +31,10 @@ from quizsmith.metrics.solvers import (
     Solver,
     SolverOutput,
     SolverSet,
-    build_solvers,
     presented,
     solve_windowed,
     solver_seed,
+    solvers_from_options,
     split_sentences,
 )
 from quizsmith.metrics.squad import normalize_answer
@@ -152,14 +152,7 @@ class KdaMetric(Metric):
         return None
 
     def solvers(self, ctx: MetricContext, options: dict[str, Any]) -> SolverSet:
-        embedding = ctx.settings.role("embeddings") if options.get("embedding_solver") else None
-        return build_solvers(
-            ctx.settings.role_list("solvers"),
-            ctx.provider_for,
-            ctx.settings,
-            embedding_ref=embedding,
-            styles=list(options.get("styles") or ["letter", "likelihood"]),
-        )
+        return solvers_from_options(ctx, options)
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         options = ctx.options(self)

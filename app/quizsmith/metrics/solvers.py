@@ -27,14 +27,15 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from quizsmith.errors import CapabilityError, QuizsmithError
+from quizsmith.metrics.base import MetricContext
 from quizsmith.metrics.profiles import choose_profile, model_config
 from quizsmith.providers.base import Provider
-from quizsmith.settings import Settings
+from quizsmith.settings import MULTI_ROLES, Settings
 
 LETTERS = "ABCDEFGHIJ"
 
@@ -290,6 +291,22 @@ class SolverSet:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
+def solvers_from_options(
+    ctx: MetricContext, options: Mapping[str, Any], role: str = "solvers"
+) -> SolverSet:
+    """The solver set a metric's options ask for: the models of `role` in `options["styles"]`
+    plus the embedding solver when `options["embedding_solver"]` (KDA's and EXAM's setup)."""
+    refs = ctx.settings.role_list(role) if role in MULTI_ROLES else [ctx.settings.role(role)]
+    embedding = ctx.settings.role("embeddings") if options.get("embedding_solver") else None
+    return build_solvers(
+        refs,
+        ctx.provider_for,
+        ctx.settings,
+        embedding_ref=embedding,
+        styles=list(options.get("styles") or ["letter", "likelihood"]),
+    )
+
+
 def build_solvers(
     refs: Sequence[str],
     provider_for: Callable[[str], Provider],
@@ -406,5 +423,6 @@ __all__ = [
     "presented",
     "softmax",
     "solve_windowed",
+    "solvers_from_options",
     "split_sentences",
 ]
