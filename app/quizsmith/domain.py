@@ -219,6 +219,9 @@ class Item:
     flags: list[Flag] = field(default_factory=list)
     #: Latest score per metric.
     scores: dict[str, ScoreResult] = field(default_factory=dict)
+    #: Other candidates generated for the same target (overgenerate-and-rank), best first;
+    #: the teacher can swap one in. They share the item's passage and are not bank items.
+    alternatives: list[Item] = field(default_factory=list)
     id: int | None = None
     created: str | None = None
 
@@ -288,6 +291,16 @@ class Item:
                 "created": self.created,
             }
         )
+        if self.alternatives:
+            data["alternatives"] = [alt.alternative_dict() for alt in self.alternatives]
+        return data
+
+    def alternative_dict(self) -> dict[str, Any]:
+        """The interchange form of an alternative: the item without passage, ids or history."""
+        data = self.to_dict()
+        for name in ("id", "passage", "passage_title", "passage_subject", "passage_source",
+                     "alternatives", "status", "created"):
+            data.pop(name, None)
         return data
 
     @classmethod
@@ -319,6 +332,14 @@ class Item:
         if not isinstance(flags_raw, list):
             raise ValueError("'flags' must be a list.")
         passage = _passage_from(data)
+        alternatives_raw = data.get("alternatives") or []
+        if not isinstance(alternatives_raw, list):
+            raise ValueError("'alternatives' must be a list of items.")
+        alternatives = []
+        for alt in alternatives_raw:
+            if not isinstance(alt, dict):
+                raise ValueError("each alternative must be an item object.")
+            alternatives.append(cls.from_dict({k: v for k, v in alt.items() if k != "id"}))
         return cls(
             id=item_id,
             type=str(item_type),
@@ -335,6 +356,7 @@ class Item:
             provenance=provenance,
             flags=[Flag.from_dict(f) for f in flags_raw],
             scores={str(m): ScoreResult.from_dict(s, m) for m, s in scores_raw.items()},
+            alternatives=alternatives,
             created=data.get("created") or None,
         )
 

@@ -138,6 +138,7 @@ def _item_values(conn: sqlite3.Connection, item: Item) -> tuple[Any, ...]:
         item.difficulty,
         item.reference,
         dumps(item.provenance, "provenance"),
+        dumps([alt.alternative_dict() for alt in item.alternatives], "alternatives"),
     )
 
 
@@ -151,8 +152,8 @@ def insert_item(conn: sqlite3.Connection, item: Item, *, item_id: int | None = N
     now = utc_now()
     cur = conn.execute(
         "INSERT INTO items (id, type, stem, key, target_fact, passage_id, subject_id, status, "
-        "difficulty, reference, provenance, created, updated) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "difficulty, reference, provenance, alternatives, created, updated) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (item_id, *_item_values(conn, item), item.created or now, now),
     )
     new_id = int(cur.lastrowid or 0)
@@ -172,7 +173,8 @@ def update_item(conn: sqlite3.Connection, item: Item) -> None:
         raise BankError("The item has no id, so it is not in the bank yet.", "Add it instead.")
     cur = conn.execute(
         "UPDATE items SET type = ?, stem = ?, key = ?, target_fact = ?, passage_id = ?, "
-        "subject_id = ?, status = ?, difficulty = ?, reference = ?, provenance = ?, updated = ? "
+        "subject_id = ?, status = ?, difficulty = ?, reference = ?, provenance = ?, "
+        "alternatives = ?, updated = ? "
         "WHERE id = ?",
         (*_item_values(conn, item), utc_now(), item.id),
     )
@@ -217,7 +219,7 @@ def write_flags(
 
 ITEM_SELECT = (
     "SELECT i.id, i.type, i.stem, i.key, i.target_fact, i.passage_id, s.name, i.status, "
-    "i.difficulty, i.reference, i.provenance, i.created FROM items i "
+    "i.difficulty, i.reference, i.provenance, i.created, i.alternatives FROM items i "
     "LEFT JOIN subjects s ON s.id = i.subject_id"
 )
 
@@ -246,6 +248,7 @@ def load_items(
             reference=r[9],
             provenance=json.loads(r[10]),
             created=r[11],
+            alternatives=[Item.from_dict(alt) for alt in json.loads(r[12])],
         )
     for item_id, position, text, is_key in conn.execute(
         f"SELECT item_id, position, text, is_key FROM options WHERE item_id {in_ids} "

@@ -250,6 +250,19 @@ def _embeddings(db: Database) -> None:
     )
 
 
+@_migration("0004_alternatives")
+def _alternatives(db: Database) -> None:
+    _run(
+        db,
+        [
+            # The other generated candidates for an item's target, in interchange form, so
+            # the teacher can swap one in later. JSON, not rows: they are never queried.
+            "ALTER TABLE items ADD COLUMN alternatives TEXT NOT NULL DEFAULT '[]' "
+            "CHECK (json_valid(alternatives))",
+        ],
+    )
+
+
 def known_names() -> list[str]:
     return list(_names)
 

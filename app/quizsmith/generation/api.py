@@ -1,0 +1,58 @@
+"""What callers (CLI, GUI, bank batch jobs) pass to and get back from generation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from quizsmith.domain import DIFFICULTIES, ITEM_TYPES, Item
+
+
+@dataclass(frozen=True, kw_only=True)
+class GenerationRequest:
+    """A teacher's order: how many items of which types, and what to pin."""
+
+    n: int = 5
+    types: tuple[str, ...] = ("mcq",)
+    difficulty: str | None = None
+    #: Overgenerate: candidate items per target; the best by the live metrics is kept.
+    candidates_per_target: int = 3
+    #: Rank candidates with the live metrics (NACo k=1 + KDA); off: keep the first valid one.
+    rank: bool = True
+    #: Sentences (or spans) of the passage the teacher wants asked about, first.
+    pinned_facts: tuple[str, ...] = ()
+    #: Answers the teacher wants used (each must occur in the passage).
+    pinned_answers: tuple[str, ...] = ()
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.n <= 100:
+            raise ValueError("n must be between 1 and 100.")
+        if not self.types or any(t not in ITEM_TYPES for t in self.types):
+            raise ValueError(f"types must be some of {', '.join(ITEM_TYPES)}.")
+        if self.difficulty is not None and self.difficulty not in DIFFICULTIES:
+            raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}.")
+        if not 1 <= self.candidates_per_target <= 10:
+            raise ValueError("candidates_per_target must be between 1 and 10.")
+
+
+@dataclass
+class GeneratedStep:
+    """Payload of the progress event that finishes one item: the kept item and the other
+    candidates for the same target (also in `item.alternatives`)."""
+
+    item: Item
+    alternatives: list[Item] = field(default_factory=list)
+
+
+@dataclass
+class GenerationResult:
+    """What `generate_items` returns when it ends (also on cancel: what was finished)."""
+
+    items: list[Item] = field(default_factory=list)
+    #: Set when fewer items than requested came back: why, in a sentence for the teacher.
+    shortfall: str | None = None
+    #: Targets or candidates that were dropped, with the reason (shown in the log/evidence).
+    dropped: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    #: True when the job was cancelled; `items` holds what was finished before.
+    cancelled: bool = False

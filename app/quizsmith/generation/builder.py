@@ -1,0 +1,251 @@
+"""Turn one target (fact + answer span) into candidate items of one type.
+
+- multiple choice: a model-written stem per candidate (different seeds), the answer span as
+  the key, three distractors that pass every filter;
+- short answer: a model-written stem, the answer span as the key;
+- fill-in-the-blank: the fact sentence with the answer blanked (no model needed);
+- true/false: the fact as stated (True), or the fact with its answer replaced by a filtered
+  distractor (False: a real fact changed in a meaningful way).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from quizsmith.domain import TF_ANSWERS, Item, Option, Passage
+from quizsmith.generation import distractors as dis
+from quizsmith.generation import writer
+from quizsmith.generation.prompts import PROMPT_VERSION
+from quizsmith.generation.targets import Target
+from quizsmith.jobs import CancelToken
+from quizsmith.providers.base import Provider
+
+BLANK = "_____"
+#: Sampling temperature for the 2nd, 3rd ... candidate; the first is greedy, so a run with
+#: k = 1 is deterministic and the best guess of the model is always among the candidates.
+CANDIDATE_TEMPERATURE = 0.8
+
+
+@dataclass
+class BuildContext:
+    passage: Passage
+    generator: Provider
+    profile: str
+    embed: Callable[[Sequence[str]], list[list[float]]] | None
+    qa: Provider | None
+    cancel: CancelToken
+    difficulty: str | None
+    seed: int
+    #: Other answers found in the passage: same-passage distractor candidates.
+    passage_answers: list[str] = field(default_factory=list)
+    filter_config: dis.FilterConfig = field(default_factory=dis.FilterConfig)
+
+
+@dataclass
+class Built:
+    candidates: list[Item] = field(default_factory=list)
+    #: Why stems or distractors were dropped (for the evidence and the shortfall message).
+    notes: list[str] = field(default_factory=list)
+
+
+def build_candidates(target: Target, item_type: str, k: int, ctx: BuildContext) -> Built:
+    if item_type == "cloze":
+        return Built([_cloze(target, ctx)])
+    if item_type == "tf":
+        return _true_false(target, k, ctx)
+    return _questions(target, item_type, k, ctx)
+
+
+def _provenance(ctx: BuildContext, seed: int, started: float, **extra: Any) -> dict[str, Any]:
+    return {
+        "model": ctx.generator.info.label(),
+        "prompt_version": PROMPT_VERSION,
+        "profile": ctx.profile,
+        "seed": seed,
+        "passage_hash": ctx.passage.hash,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds": round(time.perf_counter() - started, 2),
+        **extra,
+    }
+
+
+def _item(
+    target: Target,
+    item_type: str,
+    stem: str,
+    key: str,
+    ctx: BuildContext,
+    options: list[Option],
+    provenance: dict[str, Any],
+) -> Item:
+    return Item(
+        type=item_type,
+        stem=stem,
+        key=key,
+        options=options,
+        target_fact=target.fact,
+        passage=ctx.passage,
+        passage_id=ctx.passage.id,
+        subject=ctx.passage.subject,
+        difficulty=ctx.difficulty,
+        provenance=provenance,
+    )
+
+
+def _cloze(target: Target, ctx: BuildContext) -> Item:
+    started = time.perf_counter()
+    at = target.answer_start - target.fact_start
+    stem = target.fact[:at] + BLANK + target.fact[at + len(target.answer) :]
+    return _item(
+        target,
+        "cloze",
+        stem,
+        target.answer,
+        ctx,
+        [],
+        _provenance(ctx, ctx.seed, started, method="answer blanked in the fact"),
+    )
+
+
+def _questions(target: Target, item_type: str, k: int, ctx: BuildContext) -> Built:
+    built = Built()
+    for attempt in range(k):
+        ctx.cancel.raise_if_cancelled()
+        started = time.perf_counter()
+        seed = ctx.seed + attempt
+        written = writer.write_stem(
+            ctx.generator,
+            ctx.profile,
+            target.fact,
+            target.answer,
+            difficulty=ctx.difficulty,
+            seed=seed,
+            temperature=0.0 if attempt == 0 else CANDIDATE_TEMPERATURE,
+        )
+        if written.text is None:
+            built.notes.append(f"question {attempt + 1} dropped: {written.reason}")
+            continue
+        if any(c.stem == written.text for c in built.candidates):
+            built.notes.append(f"question {attempt + 1} dropped: same as an earlier one")
+            continue
+        if item_type == "short":
+            built.candidates.append(
+                _item(
+                    target,
+                    "short",
+                    written.text,
+                    target.answer,
+                    ctx,
+                    [],
+                    _provenance(ctx, seed, started),
+                )
+            )
+            continue
+        chosen, dropped, note = _distractors(written.text, target, ctx, seed)
+        if note:
+            built.notes.append(note)
+        if len(chosen) < ctx.filter_config.wanted:
+            built.notes.append(
+                f"question {attempt + 1} dropped: only {len(chosen)} of "
+                f"{ctx.filter_config.wanted} distractors passed the filters"
+            )
+            continue
+        built.candidates.append(
+            _item(
+                target,
+                "mcq",
+                written.text,
+                target.answer,
+                ctx,
+                Item.make_options(target.answer, chosen),
+                _provenance(ctx, seed, started, distractors_dropped=_dropped_dicts(dropped)),
+            )
+        )
+    return built
+
+
+def _distractors(
+    question: str, target: Target, ctx: BuildContext, seed: int
+) -> tuple[list[str], list[tuple[str, str]], str]:
+    """(kept, dropped with reasons, note): model candidates first, then same-kind answers
+    from the passage, then nearby numbers."""
+    ctx.cancel.raise_if_cancelled()
+    from_model, note = writer.propose_distractors(
+        ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed
+    )
+    rng = random.Random(seed)
+    from_passage = [a for a in ctx.passage_answers if a != target.answer]
+    rng.shuffle(from_passage)
+    pool = [*from_model, *from_passage, *dis.numeric_variants(target.answer, rng)]
+    ctx.cancel.raise_if_cancelled()
+    also_true = (
+        dis.qa_prefers(ctx.qa, target.fact, question, target.answer)
+        if ctx.qa is not None and ctx.qa.can_logprob
+        else None
+    )
+    outcome = dis.filter_distractors(
+        target.answer, pool, embed=ctx.embed, also_true=also_true, config=ctx.filter_config
+    )
+    return outcome.kept, outcome.dropped, note
+
+
+def _true_false(target: Target, k: int, ctx: BuildContext) -> Built:
+    built = Built()
+    started = time.perf_counter()
+    rng = random.Random(ctx.seed)
+    true_false = TF_ANSWERS
+    # A fair coin per target, seeded, so a quiz is not all True (a known test-wiseness cue).
+    make_false = rng.random() < 0.5
+    if not make_false:
+        built.candidates.append(
+            _item(
+                target,
+                "tf",
+                target.fact,
+                "True",
+                ctx,
+                _tf_options("True"),
+                _provenance(ctx, ctx.seed, started, method="the fact as stated"),
+            )
+        )
+        return built
+    cloze = _cloze(target, ctx).stem
+    chosen, dropped, note = _distractors(f"Complete: {cloze}", target, ctx, ctx.seed)
+    if note:
+        built.notes.append(note)
+    at = target.answer_start - target.fact_start
+    for replacement in chosen[:k]:
+        statement = target.fact[:at] + replacement + target.fact[at + len(target.answer) :]
+        built.candidates.append(
+            _item(
+                target,
+                "tf",
+                statement,
+                true_false[1],
+                ctx,
+                _tf_options("False"),
+                _provenance(
+                    ctx,
+                    ctx.seed,
+                    started,
+                    method="the fact with its answer changed",
+                    changed={"from": target.answer, "to": replacement},
+                    distractors_dropped=_dropped_dicts(dropped),
+                ),
+            )
+        )
+    if not built.candidates:
+        built.notes.append("no false statement: no replacement for the answer passed the filters")
+    return built
+
+
+def _tf_options(key: str) -> list[Option]:
+    return [Option(text, text == key, i) for i, text in enumerate(TF_ANSWERS)]
+
+
+def _dropped_dicts(dropped: list[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"text": text, "reason": reason} for text, reason in dropped]

@@ -1,0 +1,194 @@
+"""`generate_items`: passage -> targets -> candidates -> ranked items, as a cancellable job."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Generator, Sequence
+
+from quizsmith.domain import Item, Passage
+from quizsmith.errors import CancelledError, QuizsmithError
+from quizsmith.generation import writer
+from quizsmith.generation.api import GeneratedStep, GenerationRequest, GenerationResult
+from quizsmith.generation.builder import BuildContext, build_candidates
+from quizsmith.generation.rank import best_first, score_candidates
+from quizsmith.generation.sentences import split_sentences
+from quizsmith.generation.targets import (
+    Target,
+    candidate_targets,
+    choose_targets,
+    concept_targets,
+)
+from quizsmith.jobs import CancelToken, Progress
+from quizsmith.metrics.base import MetricContext
+from quizsmith.providers.base import Provider
+from quizsmith.providers.manager import provider_for_role
+from quizsmith.settings import Settings
+from quizsmith.text import PassageError, check_passage
+
+log = logging.getLogger(__name__)
+
+TYPE_NAMES = {
+    "mcq": "multiple-choice question",
+    "tf": "true/false statement",
+    "short": "short-answer question",
+    "cloze": "fill-in-the-blank sentence",
+}
+#: Spare targets beyond n: a target whose candidates all fail the checks is replaced by the
+#: next one instead of leaving the quiz short.
+SPARE_TARGETS = 2.0
+#: Only this much of a long passage goes to the key-concept prompt (tiny context windows).
+CONCEPT_PROMPT_CHARS = 2500
+
+
+def generate_items(
+    passage: Passage,
+    request: GenerationRequest,
+    *,
+    settings: Settings,
+    cancel: CancelToken,
+    expected_complexity: Callable[[str | None], int | None] | None = None,
+) -> Generator[Progress, None, GenerationResult]:
+    """Yield progress; each finished item comes as a Progress whose payload is a
+    GeneratedStep. Returns what was made, with a shortfall message when fewer than `n`.
+
+    Cancelling stops before the next model call and returns the finished items (they were
+    also yielded one by one), so a caller never loses work. Bad passages raise PassageError
+    before any model is loaded.
+    """
+    started = time.perf_counter()
+    result = GenerationResult()
+    text = check_passage(passage.text)
+    sentences = split_sentences(text)
+    if not sentences:
+        raise PassageError(
+            "The passage has no sentences to ask about.", "Paste a passage of full sentences."
+        )
+    n = request.n
+    yield Progress("Reading the passage", 0, n)
+    try:
+        generator = provider_for_role("generator", settings)
+        profile = writer.profile_for(generator, settings)
+        targets = _targets(text, sentences, request, generator, profile, cancel)
+        if not targets:
+            raise PassageError(
+                "No fact in the passage could be turned into a question (no names, numbers, "
+                "dates or key terms were found).",
+                "Pin a fact or an answer, or give a longer passage.",
+            )
+        ctx = BuildContext(
+            passage=passage,
+            generator=generator,
+            profile=profile,
+            embed=_embedder(settings, result),
+            qa=_qa(settings, result),
+            cancel=cancel,
+            difficulty=request.difficulty,
+            seed=request.seed,
+            passage_answers=_unique(t.answer for t in targets),
+        )
+        metric_ctx = MetricContext(
+            settings=settings, cancel=cancel, seed=request.seed,
+            expected_complexity=expected_complexity,
+        )
+        for index, target in enumerate(targets):
+            if len(result.items) >= n:
+                break
+            item_type = request.types[len(result.items) % len(request.types)]
+            label = f"Item {len(result.items) + 1}/{n}"
+            yield Progress(
+                f"{label}: writing a {TYPE_NAMES[item_type]} about {target.answer!r}",
+                len(result.items),
+                n,
+            )
+            ctx.seed = request.seed + 100 * index
+            built = build_candidates(target, item_type, request.candidates_per_target, ctx)
+            for note in built.notes:
+                result.dropped.append(f"{target.answer!r}: {note}")
+            if not built.candidates:
+                continue
+            ranked = built.candidates
+            if request.rank and len(built.candidates) > 1:
+                yield from score_candidates(built.candidates, metric_ctx, label)
+                ranked = best_first(built.candidates)
+            best, alternatives = ranked[0], ranked[1:]
+            best.alternatives = alternatives
+            result.items.append(best)
+            yield Progress(
+                f"{label} ready", len(result.items), n, GeneratedStep(best, list(alternatives))
+            )
+    except CancelledError:
+        result.cancelled = True
+    result.seconds = time.perf_counter() - started
+    if len(result.items) < n and not result.cancelled:
+        result.shortfall = _shortfall(len(result.items), n, len(targets), result.dropped)
+    return result
+
+
+def _targets(
+    text: str,
+    sentences: Sequence[object],
+    request: GenerationRequest,
+    generator: Provider,
+    profile: str,
+    cancel: CancelToken,
+) -> list[Target]:
+    found = candidate_targets(text, sentences)  # type: ignore[arg-type]
+    cancel.raise_if_cancelled()
+    # LLM-proposed key concepts join the rule-based ones; an invented term that is not in the
+    # passage never becomes a target (concept_targets keeps only terms found in a sentence).
+    concepts = writer.propose_concepts(
+        generator, profile, text[:CONCEPT_PROMPT_CHARS], seed=request.seed
+    )
+    found += concept_targets(text, sentences, concepts)  # type: ignore[arg-type]
+    wanted = max(request.n, int(request.n * SPARE_TARGETS + 0.5))
+    return choose_targets(
+        found,
+        wanted,
+        pinned_facts=request.pinned_facts,
+        pinned_answers=request.pinned_answers,
+        seed=request.seed,
+    )
+
+
+def _embedder(
+    settings: Settings, result: GenerationResult
+) -> Callable[[Sequence[str]], list[list[float]]] | None:
+    try:
+        return provider_for_role("embeddings", settings).embed
+    except QuizsmithError as exc:
+        # Generation still works without embeddings; the similarity filters are skipped and
+        # the teacher is told so.
+        result.dropped.append(f"embedding filters skipped: {exc.message}")
+        return None
+
+
+def _qa(settings: Settings, result: GenerationResult) -> Provider | None:
+    try:
+        qa = provider_for_role("qa", settings)
+    except QuizsmithError as exc:
+        result.dropped.append(f"'also true' check skipped: {exc.message}")
+        return None
+    if not qa.can_logprob:
+        result.dropped.append("'also true' check skipped: the QA model gives no log-probabilities")
+        return None
+    return qa
+
+
+def _unique(values: object) -> list[str]:
+    seen: dict[str, None] = {}
+    for v in values:  # type: ignore[attr-defined]
+        seen.setdefault(str(v), None)
+    return list(seen)
+
+
+def _shortfall(made: int, n: int, n_targets: int, dropped: list[str]) -> str:
+    why = "; ".join(dropped[-3:]) if dropped else "no more facts to ask about"
+    return (
+        f"Only {made} of {n} items could be made from {n_targets} candidate facts in this "
+        f"passage (last reasons: {why}). Try a longer passage, other item types, or a larger "
+        "generator model."
+    )
+
+
+

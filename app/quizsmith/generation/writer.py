@@ -1,0 +1,182 @@
+"""The model calls of generation: question stems, distractor candidates, key concepts.
+
+Each function takes a provider and returns plain strings; what the model wrote that cannot be
+used is dropped here with a reason, so the pipeline only sees usable candidates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from quizsmith.errors import OutputParseError, ProviderError
+from quizsmith.generation import prompts
+from quizsmith.metrics.profiles import choose_profile
+from quizsmith.metrics.squad import normalize_answer
+from quizsmith.providers.base import Provider
+from quizsmith.settings import Settings
+
+MAX_STEM_WORDS = 40
+
+
+@dataclass(frozen=True)
+class Written:
+    """One model output: the usable text, or None with the reason it was dropped."""
+
+    text: str | None
+    reason: str = ""
+    seconds: float = 0.0
+    raw: str = ""
+
+
+def profile_for(provider: Provider, settings: Settings) -> str:
+    return choose_profile(provider, settings)
+
+
+def write_stem(
+    provider: Provider,
+    profile: str,
+    fact: str,
+    answer: str,
+    *,
+    difficulty: str | None,
+    seed: int,
+    temperature: float,
+) -> Written:
+    try:
+        if profile == "chat":
+            result = provider.chat(
+                prompts.stem_chat(fact, answer, difficulty),
+                max_tokens=120,
+                temperature=temperature,
+                seed=seed,
+                json_schema=prompts.STEM_SCHEMA,
+            )
+            raw = result.text
+            stem = str((result.data or {}).get("question", ""))
+        else:
+            result = provider.complete(
+                prompts.stem_fewshot(fact, answer, difficulty),
+                max_tokens=60,
+                temperature=temperature,
+                seed=seed,
+                stop=["\n"],
+            )
+            raw = stem = result.text
+    except OutputParseError as exc:
+        return Written(None, f"the model's answer did not parse ({exc.message})")
+    stem = clean_line(stem)
+    reason = stem_problem(stem, answer, fact)
+    return Written(None if reason else stem, reason, result.seconds, raw)
+
+
+def stem_problem(stem: str, answer: str, fact: str) -> str:
+    """Why a generated question cannot be used ("" when it can)."""
+    words = stem.split()
+    if len(words) < 3:
+        return "the question is too short"
+    if len(words) > MAX_STEM_WORDS:
+        return "the question is too long"
+    if not stem.endswith("?"):
+        return "it is not a question (no question mark)"
+    if contains_answer(stem, answer):
+        return "the question gives away the answer"
+    stem_tokens = normalize_answer(stem).split()
+    fact_tokens = set(normalize_answer(fact).split())
+    if (
+        stem_tokens
+        and sum(t in fact_tokens for t in stem_tokens) / len(stem_tokens) > 0.9
+        and (len(stem_tokens) >= 0.8 * len(fact_tokens))
+    ):
+        return "the question copies the source sentence"
+    return ""
+
+
+def contains_answer(text: str, answer: str) -> bool:
+    """True when the answer's words appear, in order and contiguous, in the text (SQuAD
+    normalisation: case, punctuation and articles ignored)."""
+    needle = normalize_answer(answer)
+    if not needle:
+        return False
+    return f" {needle} " in f" {normalize_answer(text)} "
+
+
+def propose_distractors(
+    provider: Provider,
+    profile: str,
+    question: str,
+    answer: str,
+    fact: str,
+    *,
+    seed: int,
+    temperature: float = 0.8,
+) -> tuple[list[str], str]:
+    """Distractor candidates from the model, and a note when the call gave nothing usable."""
+    try:
+        if profile == "chat":
+            result = provider.chat(
+                prompts.distractors_chat(question, answer, fact),
+                max_tokens=200,
+                temperature=temperature,
+                seed=seed,
+                json_schema=prompts.DISTRACTOR_SCHEMA,
+            )
+            data: Any = result.data or {}
+            raw_list = data.get("wrong_answers", []) if isinstance(data, dict) else []
+            texts = [str(t) for t in raw_list if isinstance(t, str | int | float)]
+        else:
+            result = provider.complete(
+                prompts.distractors_fewshot(question, answer),
+                max_tokens=60,
+                temperature=temperature,
+                seed=seed,
+                stop=["\n"],
+            )
+            texts = result.text.split(";")
+    except (OutputParseError, ProviderError) as exc:
+        return [], f"the model's distractors could not be read ({exc.message})"
+    cleaned = [clean_option(t) for t in texts]
+    return [t for t in cleaned if t], ""
+
+
+def propose_concepts(provider: Provider, profile: str, passage: str, *, seed: int) -> list[str]:
+    """Key terms the model thinks a student must learn (each is checked against the passage
+    by the caller, so an invented term never becomes a target)."""
+    try:
+        if profile == "chat":
+            result = provider.chat(
+                prompts.concepts_chat(passage),
+                max_tokens=200,
+                temperature=0.0,
+                seed=seed,
+                json_schema=prompts.CONCEPT_SCHEMA,
+            )
+            data: Any = result.data or {}
+            raw = data.get("key_terms", []) if isinstance(data, dict) else []
+            terms = [str(t) for t in raw if isinstance(t, str)]
+        else:
+            result = provider.complete(
+                prompts.concepts_fewshot(passage),
+                max_tokens=60,
+                temperature=0.0,
+                seed=seed,
+                stop=["\n"],
+            )
+            terms = result.text.split(";")
+    except (OutputParseError, ProviderError):
+        return []
+    return [t for t in (clean_option(t) for t in terms) if t]
+
+
+def clean_line(text: str) -> str:
+    text = " ".join(text.split())
+    # Few-shot completions sometimes echo the field name or wrap the text in quotes.
+    text = re.sub(r"^(question|q)\s*[:.-]\s*", "", text, flags=re.IGNORECASE)
+    return text.strip().strip("\"'“”").strip()
+
+
+def clean_option(text: str) -> str:
+    text = clean_line(str(text))
+    text = re.sub(r"^([a-d]|\d)[.)]\s+", "", text, flags=re.IGNORECASE)
+    return text.rstrip(".").strip()

@@ -1,0 +1,42 @@
+"""Checks on model-written stems and the parsing of model output (no model)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from quizsmith.generation import writer
+
+FACT = "The front of the library is adorned with the Word of Life mural designed by Millard Sheets."
+
+
+def test_stem_problems() -> None:
+    assert writer.stem_problem("Who designed the Word of Life mural?", "Millard Sheets", FACT) == ""
+    assert "gives away" in writer.stem_problem(
+        "Did Millard Sheets design the mural?", "Millard Sheets", FACT
+    )
+    assert "not a question" in writer.stem_problem("Name the designer.", "Millard Sheets", FACT)
+    assert "too short" in writer.stem_problem("Who?", "Millard Sheets", FACT)
+    assert "copies" in writer.stem_problem(
+        "The front of the library is adorned with the Word of Life mural designed by?",
+        "Millard Sheets",
+        FACT,
+    )
+
+
+def test_contains_answer_uses_squad_normalisation() -> None:
+    assert writer.contains_answer("Was it THE Atlantic ocean?", "the Atlantic Ocean")
+    assert not writer.contains_answer("Which ocean is east of Brazil?", "the Atlantic Ocean")
+    assert not writer.contains_answer("In 19634?", "1963")
+
+
+def test_clean_option_strips_labels_and_quotes() -> None:
+    assert writer.clean_option(' "B) Pablo Picasso." ') == "Pablo Picasso"
+    assert writer.clean_line("Question: What is it?") == "What is it?"
+
+
+@given(st.text(max_size=300))
+def test_cleaning_never_crashes(raw: str) -> None:
+    cleaned = writer.clean_option(raw)
+    assert "\n" not in cleaned
+    writer.stem_problem(writer.clean_line(raw), "answer", FACT)
