@@ -1,0 +1,172 @@
+"""QTI 1.2 package for Canvas Classic Quizzes (export only).
+
+A zip with `imsmanifest.xml` (IMS Content Packaging; one resource of type
+`imsqti_xmlv1p2` pointing at the assessment file) and `<ident>/<ident>.xml`, a
+`questestinterop` document with one assessment, one section and an item per question. Items
+carry the `itemmetadata` Canvas reads (`question_type`, `points_possible`,
+`original_answer_ids`): multiple_choice_question and true_false_question use
+`response_lid`/`render_choice` with a `resprocessing` condition setting SCORE to 100 for the
+key; short answers and cloze items (blank shown as "_____") are short_answer_question with
+`response_str`/`render_fib`. Options are written in the shuffled order of the export seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+from quizsmith.domain import Item
+from quizsmith.formats.base import (
+    Exporter,
+    ExportOptions,
+    ExportResult,
+    cloze_stem,
+    shuffled_options,
+    xml_safe,
+)
+from quizsmith.formats.markup import text_to_html
+
+QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
+CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
+XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
+QTI_SCHEMA = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2p1.xsd"
+CP_SCHEMA = "http://www.imsglobal.org/xsd/imscp_v1p1.xsd"
+
+
+def _ident(*parts: object) -> str:
+    # Canvas wants identifiers that are stable for the same content and start with a letter.
+    digest = hashlib.sha1("\x1f".join(map(str, parts)).encode("utf-8")).hexdigest()
+    return "g" + digest[:31]
+
+
+def _meta_fields(parent: ET.Element, fields: list[tuple[str, str]]) -> None:
+    meta = ET.SubElement(parent, "qtimetadata")
+    for label, entry in fields:
+        field = ET.SubElement(meta, "qtimetadatafield")
+        ET.SubElement(field, "fieldlabel").text = label
+        ET.SubElement(field, "fieldentry").text = entry
+
+
+def _material(parent: ET.Element, text: str, html: bool) -> None:
+    material = ET.SubElement(parent, "material")
+    mattext = ET.SubElement(
+        material, "mattext", {"texttype": "text/html" if html else "text/plain"}
+    )
+    mattext.text = xml_safe(f"<div><p>{text_to_html(text)}</p></div>" if html else text)
+
+
+def _xml_bytes(root: ET.Element) -> bytes:
+    ET.indent(root, space="  ")
+    body: bytes = ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+    return body
+
+
+class QtiFormat(Exporter):
+    name = "qti"
+    title = "QTI 1.2 (Canvas)"
+    extension = ".zip"
+    description = "QTI 1.2 zip for Canvas Classic Quizzes"
+
+    def write(
+        self, items: list[Item], path: Path, options: ExportOptions, result: ExportResult
+    ) -> None:
+        seed = int(result.seed or 0)
+        quiz_id = _ident("quiz", options.title, seed, *(i.stem for i in items))
+        assessment_href = f"{quiz_id}/{quiz_id}.xml"
+        assessment = self._assessment(items, quiz_id, options.title, seed, result)
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            manifest = self._manifest(quiz_id, assessment_href)
+            archive.writestr("imsmanifest.xml", _xml_bytes(manifest))
+            archive.writestr(assessment_href, _xml_bytes(assessment))
+
+    @staticmethod
+    def _manifest(quiz_id: str, href: str) -> ET.Element:
+        # Namespaces as plain attributes: ET.register_namespace would change global state.
+        manifest = ET.Element(
+            "manifest",
+            {
+                "identifier": f"{quiz_id}_manifest",
+                "xmlns": CP_NS,
+                "xmlns:xsi": XSI_NS,
+                "xsi:schemaLocation": f"{CP_NS} {CP_SCHEMA}",
+            },
+        )
+        metadata = ET.SubElement(manifest, "metadata")
+        ET.SubElement(metadata, "schema").text = "IMS Content"
+        ET.SubElement(metadata, "schemaversion").text = "1.1.3"
+        ET.SubElement(manifest, "organizations")
+        resources = ET.SubElement(manifest, "resources")
+        resource = ET.SubElement(
+            resources, "resource", {"identifier": quiz_id, "type": "imsqti_xmlv1p2", "href": href}
+        )
+        ET.SubElement(resource, "file", {"href": href})
+        return manifest
+
+    def _assessment(
+        self, items: list[Item], quiz_id: str, title: str, seed: int, result: ExportResult
+    ) -> ET.Element:
+        root = ET.Element(
+            "questestinterop",
+            {"xmlns": QTI_NS, "xmlns:xsi": XSI_NS, "xsi:schemaLocation": f"{QTI_NS} {QTI_SCHEMA}"},
+        )
+        assessment = ET.SubElement(root, "assessment", {"ident": quiz_id, "title": xml_safe(title)})
+        _meta_fields(assessment, [("cc_maxattempts", "1")])
+        section = ET.SubElement(assessment, "section", {"ident": "root_section"})
+        for number, item in enumerate(items, 1):
+            section.append(self._item(item, number, quiz_id, seed))
+            result.count += 1
+        return root
+
+    def _item(self, item: Item, number: int, quiz_id: str, seed: int) -> ET.Element:
+        item_id = _ident(quiz_id, number, item.id, item.stem)
+        element = ET.Element("item", {"ident": item_id, "title": f"Question {number}"})
+        choice = item.type in ("mcq", "tf") and len(item.options) >= 2
+        truth = sorted(o.text.strip().casefold() for o in item.options) == ["false", "true"]
+        qtype = "short_answer_question"
+        if choice:
+            tf = item.type == "tf" and truth
+            qtype = "true_false_question" if tf else "multiple_choice_question"
+        ordered = shuffled_options(item, seed) if choice else []
+        answer_ids = [str(1000 * number + i) for i in range(len(ordered))]
+        metadata = ET.SubElement(element, "itemmetadata")
+        fields = [("question_type", qtype), ("points_possible", "1.0")]
+        fields.append(("original_answer_ids", ",".join(answer_ids)))
+        fields.append(("assessment_question_identifierref", f"{item_id}_aq"))
+        _meta_fields(metadata, fields)
+        presentation = ET.SubElement(element, "presentation")
+        stem = cloze_stem(item.stem) if item.type == "cloze" else item.stem
+        _material(presentation, stem, html=True)
+        processing = ET.Element("resprocessing")
+        outcomes = ET.SubElement(processing, "outcomes")
+        ET.SubElement(
+            outcomes,
+            "decvar",
+            {"maxvalue": "100", "minvalue": "0", "varname": "SCORE", "vartype": "Decimal"},
+        )
+        condition = ET.SubElement(processing, "respcondition", {"continue": "No"})
+        conditionvar = ET.SubElement(condition, "conditionvar")
+        if choice:
+            response = ET.SubElement(
+                presentation, "response_lid", {"ident": "response1", "rcardinality": "Single"}
+            )
+            render = ET.SubElement(response, "render_choice")
+            key_id = ""
+            for answer_id, option in zip(answer_ids, ordered, strict=True):
+                label = ET.SubElement(render, "response_label", {"ident": answer_id})
+                _material(label, option.text, html=False)
+                if option.is_key:
+                    key_id = answer_id
+            ET.SubElement(conditionvar, "varequal", {"respident": "response1"}).text = key_id
+        else:
+            response = ET.SubElement(
+                presentation, "response_str", {"ident": "response1", "rcardinality": "Single"}
+            )
+            render = ET.SubElement(response, "render_fib")
+            ET.SubElement(render, "response_label", {"ident": "answer1", "rshuffle": "No"})
+            varequal = ET.SubElement(conditionvar, "varequal", {"respident": "response1"})
+            varequal.text = xml_safe(item.key)
+        ET.SubElement(condition, "setvar", {"action": "Set", "varname": "SCORE"}).text = "100"
+        element.append(processing)
+        return element
