@@ -127,6 +127,74 @@ def _load_items(args: argparse.Namespace, command: str) -> tuple[Any, list[Any]]
     return bank, items
 
 
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from quizsmith import settings as settings_mod
+    from quizsmith.errors import QuizsmithError
+    from quizsmith.generation import GeneratedStep, GenerationRequest, generate_items
+    from quizsmith.generation.passages import load_passage
+    from quizsmith.jobs import CancelToken
+
+    if not args.bank and not args.out:
+        raise QuizsmithError("Say where the items go.", "Give --out items.jsonl or --bank DB.")
+    try:
+        request = GenerationRequest(
+            n=args.n,
+            types=tuple(t.strip() for t in args.types.split(",") if t.strip()),
+            difficulty=args.difficulty,
+            candidates_per_target=args.candidates,
+            rank=not args.no_rank,
+            pinned_answers=tuple(args.answer or ()),
+            pinned_facts=tuple(args.fact or ()),
+            seed=args.seed,
+        )
+    except ValueError as exc:
+        raise QuizsmithError(str(exc), "See quizsmith generate --help.") from None
+    passage = load_passage(Path(args.passage), subject=args.subject)
+    bank = None
+    if args.bank:
+        from quizsmith.bank import ItemBank
+
+        bank = ItemBank(args.bank)
+        passage.id = bank.add_passage(passage)
+    items: list[Any] = []
+
+    def keep(event: Any) -> None:
+        # Each finished item is written at once, so Ctrl-C or a crash loses at most the
+        # item being made.
+        if isinstance(event.payload, GeneratedStep):
+            items.append(event.payload.item)
+            if bank is not None:
+                event.payload.item.id = bank.add_item(event.payload.item)
+            if args.out:
+                _write_items_jsonl(Path(args.out), items)
+
+    cancel = CancelToken()
+    job = generate_items(
+        passage,
+        request,
+        settings=settings_mod.load(),
+        cancel=cancel,
+        expected_complexity=bank.expected_complexity if bank else None,
+    )
+    try:
+        result = _drive(job, keep)
+    except KeyboardInterrupt:
+        cancel.cancel()
+        print(f"Stopped by Ctrl-C; {len(items)} finished items were kept.", file=sys.stderr)
+        return 130
+    finally:
+        if bank is not None:
+            bank.close()
+    where = " and ".join(w for w in (args.out, args.bank and f"the bank {args.bank}") if w)
+    print(f"{len(items)} items written to {where}.")
+    for item in items:
+        flags = f"  [{'; '.join(f.message for f in item.flags)}]" if item.flags else ""
+        print(f"  {item.type}: {item.stem} -> {item.key}{flags}")
+    if result.shortfall:
+        print(f"note: {result.shortfall}", file=sys.stderr)
+    return 0
+
+
 def _cmd_exam(args: argparse.Namespace) -> int:
     from quizsmith import settings
     from quizsmith.jobs import CancelToken
@@ -215,15 +283,25 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from quizsmith.bank import ItemBank
-    from quizsmith.errors import QuizsmithError
     from quizsmith.jobs import CancelToken
 
     source = Path(args.file)
-    if source.suffix.lower() != ".jsonl":
-        raise QuizsmithError(
-            f"Cannot import {source.name}: only Quizsmith JSONL (.jsonl) is supported so far.",
-            "Export the questions as JSONL in the interchange format (see docs/bank.md).",
+    fmt = getattr(args, "format", None)
+    if fmt not in (None, "jsonl") or (fmt is None and source.suffix.lower() != ".jsonl"):
+        from quizsmith.formats import import_file
+
+        # Given the path, import_file parses the whole file before it opens (or creates) the
+        # bank, so a malformed file leaves no trace.
+        report = import_file(args.bank, source, fmt)
+        print(
+            f"Imported {report.count} items from {source.name} ({report.format}) into "
+            f"{args.bank}, marked needs-review."
         )
+        if report.skipped:
+            print(f"Skipped {len(report.skipped)} question(s):")
+            for skipped in report.skipped:
+                print(f"  - {skipped.reason}")
+        return 0
     with ItemBank(args.bank) as bank:
         result = _drive(bank.import_jsonl_job(source, cancel=CancelToken()))
     print(
@@ -237,7 +315,32 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from quizsmith.bank import ItemBank
     from quizsmith.jobs import CancelToken
 
-    status = None if args.status == "all" else args.status
+    if args.format != "jsonl":
+        from quizsmith.formats import export_from_bank
+
+        with ItemBank(args.bank, create=False, read_only=True) as bank:
+            result = export_from_bank(
+                bank,
+                args.format,
+                args.out,
+                quiz=args.quiz,
+                status=args.status,
+                seed=args.seed,
+                template=args.template,
+            )
+        print(f"Exported {result.count} items to {args.out} (option order seed {result.seed}).")
+        if result.skipped:
+            print(f"Skipped {len(result.skipped)} item(s):")
+            for skipped in result.skipped:
+                print(f"  - {skipped}")
+        return 0
+    if args.quiz:
+        from quizsmith.errors import QuizsmithError
+
+        raise QuizsmithError(
+            "JSONL export writes the bank, not one quiz.", "Leave out --quiz or choose --format."
+        )
+    status = None if args.status in (None, "all") else args.status
     with ItemBank(args.bank, create=False, read_only=True) as bank:
         count = _drive(bank.export_jsonl_job(args.out, status=status, cancel=CancelToken()))
     print(f"Exported {count} items to {args.out}.")
@@ -254,6 +357,65 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     jsonl = _drive(demo.run_demo(passage, out_dir, args.n, settings.load(), CancelToken()))
     print(f"Wrote {jsonl} and {jsonl.with_suffix('.md')}")
     return 0
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from quizsmith import paths, settings
+    from quizsmith.errors import QuizsmithError
+    from quizsmith.evaluation.runner import run_evaluation
+    from quizsmith.jobs import CancelToken
+
+    if args.ship and not args.fit:
+        raise QuizsmithError("--ship only goes with --fit.", "Add --fit, or leave out --ship.")
+    names = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    cache = Path(args.cache_dir) if args.cache_dir else paths.cache_dir() / "evaluation"
+    job = run_evaluation(
+        args.dataset,
+        args.format,
+        names,
+        args.limit,
+        args.seed,
+        cache,
+        settings.load(),
+        CancelToken(),
+    )
+    try:
+        report = _drive(job)
+    except KeyboardInterrupt:
+        print(
+            f"Stopped by Ctrl-C. Every finished score is kept in {cache}; run the same command "
+            "again to continue where it stopped.",
+            file=sys.stderr,
+        )
+        return 130
+    json_path, md_path = report.write(args.report)
+    print(f"Wrote {json_path} and {md_path}.")
+    for name in names:
+        missing = report.data["not_scored"][name]["count"]
+        print(f"  {name}: {report.data['scored'][name]} scored, {missing} not scored")
+    if args.plots:
+        print(f"Wrote {len(report.plots(args.plots))} plots to {args.plots}.")
+    if args.fit:
+        from quizsmith.evaluation.overall import fit_overall, shipped_model_path
+
+        model = fit_overall(
+            report.records,
+            report.results,
+            seed=args.seed,
+            description=f"{args.format} {Path(args.dataset).name}, metrics {','.join(names)}",
+        )
+        target = shipped_model_path() if args.ship else json_path.with_suffix(".overall.joblib")
+        saved, sidecar = model.save(target)
+        r = model.info["cv"]["pearson_vs_accept"]["pearson"]["value"]
+        print(f"Overall model: grouped-CV Pearson r with acceptance {r}; saved {saved}, {sidecar}.")
+    return 0
+
+
+def _cmd_gui(args: argparse.Namespace) -> int:
+    # Imported here: the desktop app (PySide6) is an optional extra and slow to import.
+    from quizsmith.gui.app import run
+
+    return run(Path(args.bank) if args.bank else None)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -278,6 +440,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stdin", action="store_true", help="read the key from standard input")
     p.set_defaults(func=_cmd_key)
 
+    p = sub.add_parser("generate", help="write quiz items about a passage (.txt .md .docx .pdf)")
+    p.add_argument("passage", help="the passage file")
+    p.add_argument("-n", type=int, default=5, help="how many items (default 5)")
+    p.add_argument(
+        "--types", default="mcq", help="comma-separated: mcq,tf,short,cloze (default: mcq)"
+    )
+    p.add_argument(
+        "--difficulty", choices=["recall", "understanding", "application"], help="a hint"
+    )
+    p.add_argument("--subject", help="the passage's subject (stored with the items)")
+    p.add_argument("--bank", help="add the passage and the items to this bank")
+    p.add_argument("--out", help="write the items to this JSONL file")
+    p.add_argument(
+        "--candidates", type=int, default=3, help="candidates per fact, best kept (default 3)"
+    )
+    p.add_argument(
+        "--no-rank", action="store_true", help="keep the first valid candidate, no scoring"
+    )
+    p.add_argument("--answer", action="append", help="pin an answer (repeatable)")
+    p.add_argument("--fact", action="append", help="pin a fact sentence (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.set_defaults(func=_cmd_generate)
+
     p = sub.add_parser("score", help="score items with the quality metrics")
     p.add_argument("items", nargs="?", help="a JSONL file of items (interchange format)")
     p.add_argument("--bank", help="score the items of this bank and store the scores there")
@@ -301,22 +486,76 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_exam)
 
-    p = sub.add_parser("import", help="import items into a bank (Quizsmith JSONL)")
-    p.add_argument("file", help="a .jsonl file in the interchange format")
+    p = sub.add_parser(
+        "import", help="import items into a bank (Quizsmith JSONL, Moodle XML, GIFT, Aiken)"
+    )
+    p.add_argument(
+        "file",
+        help="a question file: .jsonl (Quizsmith), .xml (Moodle XML), .gift, or .txt "
+        "(GIFT or Aiken, told apart by their markers)",
+    )
     p.add_argument("--bank", required=True, help="the bank file (created if missing)")
+    p.add_argument(
+        "--format",
+        help="jsonl, moodle, gift or aiken (default: from the extension and contents); "
+        "imported questions are marked needs-review",
+    )
     p.set_defaults(func=_cmd_import)
 
-    p = sub.add_parser("export", help="export items from a bank (Quizsmith JSONL)")
+    p = sub.add_parser(
+        "export", help="export items to Word, Moodle, GIFT, Aiken, QTI, CSV or JSONL"
+    )
     p.add_argument("--bank", required=True, help="the bank file")
-    p.add_argument("--format", choices=["jsonl"], default="jsonl", help="output format")
+    p.add_argument(
+        "--format",
+        default="jsonl",
+        help="docx (student sheet), docx-key (answer key), docx-report (teacher report), "
+        "moodle, gift, aiken, qti (Canvas), csv, or jsonl (default: the whole bank)",
+    )
     p.add_argument("--out", required=True, help="output file")
     p.add_argument(
         "--status",
-        default="all",
-        help="only items with this status (draft, accepted, rejected, needs-review); "
-        "default: all, i.e. the whole bank with its quizzes and history",
+        help="only items with this status (draft, accepted, rejected, needs-review) or all; "
+        "default for jsonl: all, i.e. the whole bank with its quizzes and history; for the "
+        "other formats: accepted (with --quiz: every item of the quiz)",
     )
+    p.add_argument("--quiz", help="export this quiz (by name), in its order")
+    p.add_argument(
+        "--seed", type=int, help="option shuffle seed; the same seed gives the same order"
+    )
+    p.add_argument("--template", help="a .docx whose styles, headers and page set-up to use")
     p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("eval", help="check the metrics against human labels on a dataset")
+    p.add_argument("dataset", help="the dataset file")
+    p.add_argument(
+        "--format",
+        required=True,
+        choices=["jsonl", "qgeval", "naco-squad", "naco-groups", "quizdesign"],
+        help="the dataset's format (see docs/evaluation.md)",
+    )
+    p.add_argument(
+        "--metrics",
+        default="naco,bleu,rouge,meteor,bertscore",
+        help="comma-separated: naco,kda,exam,mirror,mre,bleu,rouge,meteor,bertscore "
+        "(default: naco,bleu,rouge,meteor,bertscore)",
+    )
+    p.add_argument("--limit", type=int, help="score a stratified sample of N records")
+    p.add_argument("--seed", type=int, default=0, help="sampling and bootstrap seed (0)")
+    p.add_argument("--report", required=True, help="write the JSON report here (+ .md beside)")
+    p.add_argument("--plots", help="write PNG plots into this folder")
+    p.add_argument("--cache-dir", help="result cache folder (default: the user cache folder)")
+    p.add_argument(
+        "--fit", action="store_true", help="fit the overall model (saved as REPORT.overall.joblib)"
+    )
+    p.add_argument(
+        "--ship", action="store_true", help="with --fit: write resources/overall_model.joblib"
+    )
+    p.set_defaults(func=_cmd_eval)
+
+    p = sub.add_parser("gui", help="start the desktop app")
+    p.add_argument("bank", nargs="?", help="the item bank file (default: the last one opened)")
+    p.set_defaults(func=_cmd_gui)
 
     p = sub.add_parser("demo", help="generate questions for a passage with the bundled model")
     p.add_argument("passage", nargs="?", help="a .txt/.md file (default: the bundled sample)")

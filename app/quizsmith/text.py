@@ -25,24 +25,46 @@ def read_text_file(path: Path) -> str:
         raise PassageError(
             f"{path} cannot be read: {exc.strerror}.", "Check its permissions."
         ) from None
-    if b"\x00" in raw[:4096]:
-        raise PassageError(
-            f"{path.name} is a binary file, not text.", "Save it as plain text (.txt)."
-        )
-    for encoding in (
-        ("utf-8-sig", "utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else ("utf-8-sig",)
-    ):
+    return normalise(decode_text(raw, path.name))
+
+
+def decode_text(raw: bytes, name: str) -> str:
+    """The text in `raw` (a file called `name`), not yet normalised.
+
+    UTF-8 (with or without BOM) and UTF-16 with a BOM decode as is. Anything else is tried as
+    Windows-1252, a superset of Latin-1's printable range and what most legacy teaching
+    material on disk is in. Since nearly any bytes "decode" as cp1252, a result is only
+    accepted when it reads as text (hardly any control characters); otherwise the teacher is
+    told to re-save the file as UTF-8.
+    """
+    has_bom16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+    if b"\x00" in raw[:4096] and not has_bom16:
+        raise PassageError(f"{name} is a binary file, not text.", "Save it as plain text (.txt).")
+    text: str | None = None
+    for encoding in ("utf-16",) if has_bom16 else ("utf-8-sig", "cp1252"):
         try:
-            return normalise(raw.decode(encoding))
+            text = raw.decode(encoding)
+            break
         except UnicodeDecodeError:
             continue
-    try:
-        # Windows-1252 is what most legacy teaching material on disk is in.
-        return normalise(raw.decode("cp1252"))
-    except UnicodeDecodeError:
+    if text is None or _control_share(text) > _MAX_CONTROL_SHARE:
         raise PassageError(
-            f"{path.name} is not in a text encoding Quizsmith can read.", "Save it as UTF-8."
-        ) from None
+            f"{name} is not in a text encoding Quizsmith can read (or is not text at all).",
+            'Open it in a text editor and save it as UTF-8 ("Save as" > Encoding: UTF-8).',
+        )
+    return text
+
+
+#: Real text has almost no C0 control characters besides tab and line ends; binary data
+#: decoded as cp1252 has about one in eight.
+_MAX_CONTROL_SHARE = 0.01
+
+
+def _control_share(text: str) -> float:
+    if not text:
+        return 0.0
+    controls = sum(1 for ch in text if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f\v")
+    return controls / len(text)
 
 
 def normalise(text: str) -> str:

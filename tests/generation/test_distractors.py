@@ -41,8 +41,17 @@ def test_numeric_variants_keep_format_and_differ() -> None:
 def test_text_filters_give_reasons() -> None:
     out = dis.filter_distractors(
         "Millard Sheets",
-        ["Millard Sheets", "Sheets", "Millard Sheets Jr", "Andy Warhol", "andy warhol",
-         "1963", "Pablo Picasso", "Diego Rivera", "Frida Kahlo"],
+        [
+            "Millard Sheets",
+            "Sheets",
+            "Millard Sheets Jr",
+            "Andy Warhol",
+            "andy warhol",
+            "1963",
+            "Pablo Picasso",
+            "Diego Rivera",
+            "Frida Kahlo",
+        ],
         embed=None,
         also_true=None,
     )
@@ -95,7 +104,10 @@ def test_similarity_band_and_also_true() -> None:
 def test_numbers_are_exempt_from_the_upper_bound() -> None:
     table = {"14": [1.0, 0.0], "15": [0.99, 0.14], "16": [0.98, 0.2], "13": [0.97, 0.24]}
     out = dis.filter_distractors(
-        "14", ["15", "16", "13"], embed=_fake_embed(table), also_true=None,
+        "14",
+        ["15", "16", "13"],
+        embed=_fake_embed(table),
+        also_true=None,
         config=dis.FilterConfig(max_between_distractors=1.0),
     )
     assert out.kept == ["15", "16", "13"]

@@ -40,3 +40,15 @@ def test_cleaning_never_crashes(raw: str) -> None:
     cleaned = writer.clean_option(raw)
     assert "\n" not in cleaned
     writer.stem_problem(writer.clean_line(raw), "answer", FACT)
+
+
+def test_wh_word_must_fit_the_key() -> None:
+    fact = "The library was completed in 1963 and holds 3 million books."
+    assert "other than a date" in writer.stem_problem(
+        "Who completed the main library building?", "1963", fact
+    )
+    assert "other than a number" in writer.stem_problem(
+        "What is the name of the company that holds the books?", "3 million", fact
+    )
+    assert "neither" in writer.stem_problem("When was it finished?", "the library", fact)
+    assert writer.stem_problem("How many books does the library hold?", "3 million", fact) == ""

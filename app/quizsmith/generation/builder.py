@@ -52,12 +52,17 @@ class Built:
     notes: list[str] = field(default_factory=list)
 
 
-def build_candidates(target: Target, item_type: str, k: int, ctx: BuildContext) -> Built:
+def build_candidates(
+    target: Target, item_type: str, k: int, ctx: BuildContext, *, keep: int | None = None
+) -> Built:
+    """Up to `keep` candidates (default k) from at most k attempts: without ranking, one
+    valid candidate is all that is needed, so the other attempts are not spent."""
+    keep = k if keep is None else keep
     if item_type == "cloze":
         return Built([_cloze(target, ctx)])
     if item_type == "tf":
-        return _true_false(target, k, ctx)
-    return _questions(target, item_type, k, ctx)
+        return _true_false(target, keep, ctx)
+    return _questions(target, item_type, k, keep, ctx)
 
 
 def _provenance(ctx: BuildContext, seed: int, started: float, **extra: Any) -> dict[str, Any]:
@@ -111,9 +116,11 @@ def _cloze(target: Target, ctx: BuildContext) -> Item:
     )
 
 
-def _questions(target: Target, item_type: str, k: int, ctx: BuildContext) -> Built:
+def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildContext) -> Built:
     built = Built()
     for attempt in range(k):
+        if len(built.candidates) >= keep:
+            break
         ctx.cancel.raise_if_cancelled()
         started = time.perf_counter()
         seed = ctx.seed + attempt

@@ -20,9 +20,7 @@ from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import Provider
 from quizsmith.providers.hf import cosine
 
-MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
+MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _CONNECTORS = {"of", "the", "de", "la", "von", "van", "and", "for", "in", "&"}
 
@@ -78,9 +76,7 @@ def same_kind(key_kind: str, candidate: str) -> bool:
         return kind in ("year", "number")
     if key_kind == "date":
         return kind in ("date", "year")
-    if key_kind == "name":
-        return kind == "name"
-    return kind in ("phrase", "name")
+    return kind == key_kind
 
 
 def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[str]:
@@ -91,7 +87,9 @@ def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[st
     raw = match.group(0)
     value = float(raw.replace(",", ""))
     decimals = len(raw.split(".")[1]) if "." in raw else 0
-    is_year = kind_of(answer) == "year" and decimals == 0
+    # A four-digit number in a date ("January 2013") is a year too: it moves by years, not by
+    # a factor (which would give "January 3020").
+    is_year = decimals == 0 and "," not in raw and len(raw) == 4 and 1000 <= value <= 2100
     out: list[str] = []
     tries = 0
     while len(out) < count and tries < 50:

@@ -6,7 +6,7 @@ import logging
 import time
 from collections.abc import Callable, Generator, Sequence
 
-from quizsmith.domain import Item, Passage
+from quizsmith.domain import Passage
 from quizsmith.errors import CancelledError, QuizsmithError
 from quizsmith.generation import writer
 from quizsmith.generation.api import GeneratedStep, GenerationRequest, GenerationResult
@@ -88,7 +88,9 @@ def generate_items(
             passage_answers=_unique(t.answer for t in targets),
         )
         metric_ctx = MetricContext(
-            settings=settings, cancel=cancel, seed=request.seed,
+            settings=settings,
+            cancel=cancel,
+            seed=request.seed,
             expected_complexity=expected_complexity,
         )
         for index, target in enumerate(targets):
@@ -102,13 +104,19 @@ def generate_items(
                 n,
             )
             ctx.seed = request.seed + 100 * index
-            built = build_candidates(target, item_type, request.candidates_per_target, ctx)
+            built = build_candidates(
+                target,
+                item_type,
+                request.candidates_per_target,
+                ctx,
+                keep=None if request.rank else 1,
+            )
             for note in built.notes:
                 result.dropped.append(f"{target.answer!r}: {note}")
             if not built.candidates:
                 continue
             ranked = built.candidates
-            if request.rank and len(built.candidates) > 1:
+            if request.rank:  # also a lone candidate: the item arrives scored
                 yield from score_candidates(built.candidates, metric_ctx, label)
                 ranked = best_first(built.candidates)
             best, alternatives = ranked[0], ranked[1:]
@@ -148,6 +156,8 @@ def _targets(
         pinned_facts=request.pinned_facts,
         pinned_answers=request.pinned_answers,
         seed=request.seed,
+        passage_text=text,
+        sentences=list(sentences),  # type: ignore[arg-type]
     )
 
 
@@ -189,6 +199,3 @@ def _shortfall(made: int, n: int, n_targets: int, dropped: list[str]) -> str:
         f"passage (last reasons: {why}). Try a longer passage, other item types, or a larger "
         "generator model."
     )
-
-
-

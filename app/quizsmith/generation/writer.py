@@ -82,6 +82,9 @@ def stem_problem(stem: str, answer: str, fact: str) -> str:
         return "it is not a question (no question mark)"
     if contains_answer(stem, answer):
         return "the question gives away the answer"
+    mismatch = asks_for_other_kind(stem, answer)
+    if mismatch:
+        return mismatch
     stem_tokens = normalize_answer(stem).split()
     fact_tokens = set(normalize_answer(fact).split())
     if (
@@ -90,6 +93,38 @@ def stem_problem(stem: str, answer: str, fact: str) -> str:
         and (len(stem_tokens) >= 0.8 * len(fact_tokens))
     ):
         return "the question copies the source sentence"
+    return ""
+
+
+_ASKS_TIME = re.compile(
+    r"\b(when|what year|which year|what date|which century|what century|"
+    r"how long ago|in what year|what decade)\b",
+    re.IGNORECASE,
+)
+_ASKS_AMOUNT = re.compile(
+    r"\bhow (many|much|long|far|old|large|big|high|tall|fast)\b|"
+    r"\bwhat (percentage|proportion|number|amount)\b",
+    re.IGNORECASE,
+)
+_ASKS_PERSON_OR_PLACE = re.compile(
+    r"^\s*(who|whom|whose|where)\b|\bwhat is the name\b|\bname of the\b", re.IGNORECASE
+)
+
+
+def asks_for_other_kind(stem: str, answer: str) -> str:
+    """A question whose wh-word asks for another kind of thing than the key is (a "when"
+    question with a name as its key) does not have the key as its answer."""
+    from quizsmith.generation.distractors import kind_of
+
+    kind = kind_of(answer)
+    if kind in ("year", "date"):
+        if _ASKS_AMOUNT.search(stem) or _ASKS_PERSON_OR_PLACE.search(stem):
+            return "the question asks for something other than a date"
+    elif kind == "number":
+        if _ASKS_TIME.search(stem) or _ASKS_PERSON_OR_PLACE.search(stem):
+            return "the question asks for something other than a number"
+    elif _ASKS_TIME.search(stem) or _ASKS_AMOUNT.search(stem):
+        return "the question asks for a date or an amount, but the key is neither"
     return ""
 
 

@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from quizsmith.domain import Item, Passage, ScoreResult
+from quizsmith.errors import QuizsmithError
+from quizsmith.evaluation.adapters import load_records
+from quizsmith.evaluation.features import FEATURES, overall_features
+from quizsmith.evaluation.overall import (
+    OverallModel,
+    default_target,
+    feature_matrix,
+    fit_overall,
+    grouped_folds,
+    refit_from_bank,
+    shipped_model_path,
+    user_model_path,
+)
+from quizsmith.evaluation.records import EvalRecord
+
+
+def _scores(v: float, naco: bool = False) -> dict[str, ScoreResult]:
+    out = {
+        "bleu": ScoreResult(metric="bleu", value=v, values={"single": v}),
+        "rouge": ScoreResult(metric="rouge", value=min(1.0, v + 0.1), values={"single": v}),
+    }
+    if naco:
+        out["naco"] = ScoreResult(metric="naco", value=v, values={"n": 1, "a": v, "c": 0.5})
+    return out
+
+
+def _synthetic(n: int = 80, seed: int = 0) -> tuple[list[EvalRecord], list[dict]]:
+    rng = random.Random(seed)
+    records, scores = [], []
+    for i in range(n):
+        v = rng.random()
+        accept = 1.0 if v + rng.gauss(0, 0.2) > 0.5 else 0.0
+        item = Item(type="short", stem=f"Question {i}?", key="x", passage=Passage(text="p"))
+        records.append(
+            EvalRecord(record_id=f"r{i}", item=item, labels={"accept": accept}, group=f"g{i % 16}")
+        )
+        scores.append(_scores(v, naco=i % 2 == 0))
+    return records, scores
+
+
+def test_grouped_folds_never_share_a_passage(qgeval_small: Path) -> None:
+    records = load_records(qgeval_small, "qgeval") * 3
+    groups = [f"{r.group}-{i % 4}" for i, r in enumerate(records)]
+    folds = grouped_folds(groups, n_splits=5)
+    assert len(folds) == 5
+    seen_test: list[int] = []
+    for train, test in folds:
+        assert not {groups[i] for i in train} & {groups[i] for i in test}
+        seen_test.extend(test.tolist())
+    assert sorted(seen_test) == list(range(len(groups)))  # every item tested once
+    with pytest.raises(QuizsmithError):
+        grouped_folds(["one"] * 5)
+
+
+def test_features_and_matrix() -> None:
+    feats = overall_features(_scores(0.4, naco=True))
+    assert feats["ref.bleu4"] == 0.4 and feats["naco.a"] == 0.4 and feats["kda.cont"] is None
+    mre = ScoreResult(
+        metric="mre", value=0.8, values={"sre_bleu4": 0.2, "mre_bleu4": 0.3, "mre_bertscore": 0.8}
+    )
+    from_mre = overall_features({"mre": mre})
+    assert from_mre["ref.bleu4"] == 0.2 and from_mre["mre.bleu4"] == 0.3
+    m = feature_matrix([feats])
+    assert m.shape == (1, 2 * len(FEATURES))
+    j = FEATURES.index("kda.cont")
+    assert m[0, j] == -1.0 and m[0, len(FEATURES) + j] == 1.0
+    not_scored = {"bleu": ScoreResult.not_scored("bleu", "no reference question")}
+    assert all(v is None for v in overall_features(not_scored).values())
+
+
+def test_qgeval_target_rule(qgeval_small: Path) -> None:
+    records = load_records(qgeval_small, "qgeval")
+    for r in records:
+        expected = all(r.labels[d] >= 2.5 for d in r.labels if d != "mean")
+        assert default_target(r) == int(expected)
+
+
+def test_fit_predict_save_load(tmp_path: Path) -> None:
+    records, scores = _synthetic()
+    model = fit_overall(records, scores, seed=0, n_boot=50)
+    assert set(model.used) == {"ref.bleu4", "ref.rouge_l", "naco", "naco.n", "naco.a", "naco.c"}
+    cv = model.info["cv"]
+    assert cv["folds"] == 5 and cv["pearson_vs_accept"]["pearson"]["value"] > 0.3
+    assert "ref.bleu4" in model.info["single_features"]
+    result = model.predict(_scores(0.9, naco=True))
+    assert result.scored and 0.0 <= (result.value or 0) <= 1.0
+    assert result.evidence["features"]["ref.bleu4"] == 0.9
+    low = model.predict(_scores(0.05, naco=True))
+    assert (low.value or 0) < (result.value or 0)
+    # Too few of the features it learned from: not scored, with the reason.
+    lonely = model.predict({"bleu": _scores(0.5)["bleu"]})  # 1 of the 6 features
+    assert not lonely.scored and "Too few metric scores" in (lonely.not_scored_reason or "")
+    path, sidecar = model.save(tmp_path / "m.joblib")
+    assert sidecar.exists() and path.stat().st_size < 1_000_000
+    again = OverallModel.load(path)
+    assert again.predict(_scores(0.9, naco=True)).value == result.value
+
+
+def test_fit_needs_both_decisions() -> None:
+    records, scores = _synthetic(30)
+    for r in records:
+        r.labels["accept"] = 1.0
+    with pytest.raises(QuizsmithError, match="Too little to fit"):
+        fit_overall(records, scores)
+
+
+def test_shipped_model_loads_and_predicts_in_range() -> None:
+    if not shipped_model_path().exists():
+        pytest.fail(f"{shipped_model_path()} is missing: run the qgeval --fit --ship command")
+    model = OverallModel.load(shipped_model_path())
+    assert model.info["training"]["items"] > 0 and model.used
+    values = []
+    for v in np.linspace(0, 1, 6):
+        item = Item(type="short", stem="Q?", key="k", reference="R?")
+        item.scores = {
+            m: ScoreResult(metric=m, value=float(v), values={"single": float(v)})
+            for m in ("bleu", "rouge", "meteor", "bertscore")
+        }
+        result = model.predict(item)
+        assert result.scored and result.metric == "overall"
+        values.append(result.value)
+    assert all(0.0 <= x <= 1.0 for x in values)
+    assert values[-1] > values[0]  # closer to the reference: more likely accepted
+    bare = model.predict(Item(type="short", stem="Q?", key="k"))
+    assert not bare.scored
+
+
+def test_default_load_prefers_the_teachers_model(tmp_path: Path) -> None:
+    # isolated_dirs points the config folder into tmp_path.
+    assert not user_model_path().exists()
+    records, scores = _synthetic()
+    fit_overall(records, scores, n_boot=0).save(user_model_path())
+    assert OverallModel.load().path == user_model_path()
+
+
+def test_refit_from_bank(tmp_path: Path) -> None:
+    from quizsmith.bank import ItemBank
+
+    with ItemBank(tmp_path / "b.qbank") as bank:
+        rng = random.Random(1)
+        ids = []
+        for i in range(40):
+            pid = bank.add_passage(Passage(text=f"Passage {i % 8} text."))
+            item = Item(type="short", stem=f"Question {i}?", key="answer", passage_id=pid)
+            item_id = bank.add_item(item)
+            v = rng.random()
+            mre = ScoreResult(
+                metric="mre",
+                value=v,
+                values={"sre_bleu4": v, "sre_rouge_l": v, "mre_bleu4": v, "mre_bertscore": v},
+            )
+            bank.add_score(item_id, mre)
+            ids.append((item_id, v))
+        for item_id, v in ids[:15]:
+            bank.review(item_id, "accept" if v > 0.5 else "reject")
+        with pytest.raises(QuizsmithError, match="Not enough decisions"):
+            refit_from_bank(bank)
+        for item_id, v in ids[15:]:
+            bank.review(item_id, "needs-review")
+            bank.review(item_id, "accept" if v > 0.4 else "reject")
+        model = refit_from_bank(bank, min_each=5)
+    assert model.path == user_model_path() and user_model_path().exists()
+    assert model.path != shipped_model_path()
+    assert model.info["training"]["items"] == 40
+    assert "ref.bleu4" in model.used

@@ -1,0 +1,143 @@
+"""End-to-end generation on the bundled models and real SQuAD passages (QGEval data)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from quizsmith.domain import TF_ANSWERS, Passage
+from quizsmith.generation import GeneratedStep, GenerationRequest, generate_items
+from quizsmith.generation.distractors import filter_distractors
+from quizsmith.jobs import CancelToken, Progress, run_to_end
+from quizsmith.settings import Settings
+from quizsmith.text import PassageError
+
+pytestmark = pytest.mark.slow
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "qgeval" / "instances.json"
+# One llama.cpp thread: the suite may share the cores with other work (see tests/conftest.py).
+SETTINGS = Settings(n_threads=1)
+
+
+def real_passages(count: int) -> list[Passage]:
+    rows = json.loads(DATA.read_text(encoding="utf-8"))
+    picked: list[Passage] = []
+    for row in rows[::37]:
+        text = row["passage"]
+        if "<sep>" in text or len(text.split()) < 90:
+            continue
+        picked.append(Passage(text=text, title=row["id"]))
+        if len(picked) == count:
+            break
+    return picked
+
+
+def run(passage: Passage, request: GenerationRequest):  # -> (items, result)
+    events, result = run_to_end(
+        generate_items(passage, request, settings=SETTINGS, cancel=CancelToken())
+    )
+    items = [e.payload.item for e in events if isinstance(e.payload, GeneratedStep)]
+    assert [it.stem for it in items] == [it.stem for it in result.items]
+    return items, result
+
+
+@pytest.fixture(scope="module")
+def passages() -> list[Passage]:
+    return real_passages(2)
+
+
+def test_mcq_items_are_well_formed(passages: list[Passage]) -> None:
+    for passage in passages:
+        items, result = run(passage, GenerationRequest(n=3, types=("mcq",), rank=False))
+        assert len(items) == 3 or result.shortfall, result.dropped
+        for item in items:
+            assert item.type == "mcq"
+            assert [o.is_key for o in item.options].count(True) == 1
+            assert item.options[0].text == item.key
+            assert len(item.distractors) == 3
+            assert item.problems() == []
+            # the fact is a sentence of the passage and the key is in it
+            assert item.target_fact in passage.text
+            assert item.key in item.target_fact
+            assert item.stem.endswith("?")
+            # every kept distractor passes the text filters again on its own
+            again = filter_distractors(item.key, item.distractors, embed=None, also_true=None)
+            assert again.kept == item.distractors
+            prov = item.provenance
+            assert prov["passage_hash"] == passage.hash
+            assert {"model", "prompt_version", "seed", "created"} <= set(prov)
+
+
+def test_all_types_and_tf_keys(passages: list[Passage]) -> None:
+    types = ("mcq", "tf", "short", "cloze")
+    items, result = run(passages[0], GenerationRequest(n=4, types=types, rank=False, seed=3))
+    assert len(items) == 4 or result.shortfall
+    made = {it.type for it in items}
+    assert made <= set(types)
+    for item in items:
+        assert item.target_fact in passages[0].text
+        if item.type == "tf":
+            assert item.key in TF_ANSWERS
+            assert sorted(o.text for o in item.options) == sorted(TF_ANSWERS)
+            if item.key == "True":
+                assert item.stem == item.target_fact
+            else:
+                change = item.provenance["changed"]
+                assert change["from"] in item.target_fact and change["to"] in item.stem
+        if item.type == "cloze":
+            assert "_____" in item.stem
+            assert item.stem.replace("_____", item.key) == item.target_fact
+
+
+def test_ranking_keeps_best_and_alternatives(passages: list[Passage]) -> None:
+    items, _ = run(
+        passages[1], GenerationRequest(n=1, types=("mcq",), candidates_per_target=2, seed=1)
+    )
+    assert len(items) == 1
+    item = items[0]
+    # The kept item arrives scored by the live metrics, with its flags.
+    assert {"naco", "kda"} <= set(item.scores)
+    for alt in item.alternatives:
+        assert alt.target_fact == item.target_fact and alt.stem != item.stem
+
+
+def test_cancel_stops_before_the_next_model_call(passages: list[Passage]) -> None:
+    cancel = CancelToken()
+    job = generate_items(
+        passages[0], GenerationRequest(n=5, rank=False), settings=SETTINGS, cancel=cancel
+    )
+    events: list[Progress] = []
+    while True:
+        event = next(job)
+        events.append(event)
+        if "writing" in event.message:
+            break
+    cancel.cancel()
+    with pytest.raises(StopIteration) as stop:
+        next(job)
+    result = stop.value.value
+    assert result.cancelled and result.items == [] and result.shortfall is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   \n\t ", "x" * 60_000],
+)
+def test_bad_passages_raise_before_any_model(text: str) -> None:
+    with pytest.raises(PassageError):
+        run_to_end(
+            generate_items(
+                Passage(text=text),
+                GenerationRequest(n=1),
+                settings=SETTINGS,
+                cancel=CancelToken(),
+            )
+        )
+
+
+def test_bad_requests_are_refused() -> None:
+    for bad in ({"n": 0}, {"types": ("essay",)}, {"difficulty": "hard"}, {"types": ()}):
+        with pytest.raises(ValueError):
+            GenerationRequest(**bad)  # type: ignore[arg-type]

@@ -1,0 +1,234 @@
+"""Candidate targets (numbers, dates, names, phrases), coverage-aware choice, pins, concepts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from quizsmith.generation.sentences import split_sentences
+from quizsmith.generation.targets import (
+    MAX_ANSWER_WORDS,
+    PRONOUNS,
+    STOPWORDS,
+    Target,
+    candidate_targets,
+    choose_targets,
+    concept_targets,
+)
+from quizsmith.text import PassageError
+
+DATA = Path("/work/shared/data/qgeval/instances.json")
+needs_data = pytest.mark.skipif(not DATA.exists(), reason=f"{DATA} is not on this machine")
+
+
+def qgeval_passages() -> list[str]:
+    return [row["passage"] for row in json.loads(DATA.read_text(encoding="utf-8"))]
+
+
+def mau_mau_passage() -> str:
+    rows = json.loads(DATA.read_text(encoding="utf-8"))
+    return next(r["passage"] for r in rows if r["id"] == "5729046aaf94a219006a9f4f")
+
+
+def answers(text: str, kind: str | None = None) -> list[str]:
+    found = candidate_targets(text, split_sentences(text))
+    return [t.answer for t in found if kind is None or t.kind == kind]
+
+
+def assert_consistent(text: str, targets: list[Target]) -> None:
+    for t in targets:
+        assert text[t.fact_start : t.fact_end] == t.fact
+        assert text[t.answer_start : t.answer_end] == t.answer
+        assert t.fact_start <= t.answer_start and t.answer_end <= t.fact_end
+        assert t.answer in t.fact
+        assert 0.0 <= t.score <= 1.0
+
+
+@needs_data
+def test_numbers_dates_and_names_in_a_real_passage() -> None:
+    text = mau_mau_passage()
+    found = candidate_targets(text, split_sentences(text))
+    by_kind = {(t.kind, t.answer) for t in found}
+    assert {
+        ("date", "15 January 1954"),
+        ("date", "24 April 1954"),
+        ("date", "21 October 1956"),
+        ("number", "4,686"),
+        ("number", "42%"),
+        ("entity", "Operation Anvil"),
+        ("entity", "Dedan Kimathi"),
+        ("entity", "Swynnerton Plan"),
+        ("entity", "Nairobi"),
+        ("entity", "Home Guard"),  # "The Home Guard ..." at sentence start: "The" dropped
+        ("entity", "King's African Rifles"),
+    } <= by_kind
+    assert "The" not in {t.answer for t in found}
+    assert_consistent(text, found)
+
+
+@needs_data
+def test_every_target_is_a_span_of_its_passage_across_the_dataset() -> None:
+    for text in qgeval_passages()[:60]:
+        sentences = split_sentences(text)
+        found = candidate_targets(text, sentences)
+        assert_consistent(text, found)
+        for t in found:
+            words = t.answer.split()
+            assert 1 <= len(words) <= MAX_ANSWER_WORDS
+            assert t.answer.casefold() not in STOPWORDS | PRONOUNS
+            assert t.answer.strip(" .") != t.fact.strip(" .")
+            assert sentences[t.sentence_index].text == t.fact
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind", "answer"),
+    [
+        ("The city had 3.5 million people by then.", "number", "3.5 million"),
+        ("The road is 1,200 km long.", "number", "1,200 km"),
+        ("Unemployment rose to 42% that winter.", "number", "42%"),
+        ("It cost $4.5 billion to build.", "number", "$4.5 billion"),
+        ("Water boils at 100 °C at sea level.", "number", "100 °C"),
+        ("King was shot in 1968 in Memphis.", "date", "1968"),
+        ("The Bastille fell on 14 July 1789 after a siege.", "date", "14 July 1789"),
+        ("Kennedy spoke on June 26, 1963, in Berlin.", "date", "June 26, 1963"),
+        ("Grunge peaked in the 1990s in Seattle.", "date", "the 1990s"),
+        ("Steam power spread in the 19th century.", "date", "the 19th century"),
+        ("Caesar was killed in 44 BC by senators.", "date", "44 BC"),
+        ("The war lasted from 1914–1918 in Europe.", "date", "1914–1918"),
+        ("Water was studied by Marie Curie in Paris.", "entity", "Marie Curie"),
+        ("She read about the Duke of Wellington at school.", "entity", "Duke of Wellington"),
+        ("Troops from the U.S. arrived first.", "entity", "U.S."),
+        ("Their data came from NASA satellites.", "entity", "NASA"),
+    ],
+)
+def test_finds_the_answer_of_each_kind(sentence: str, kind: str, answer: str) -> None:
+    assert answer in answers(sentence, kind)
+
+
+def test_years_inside_quantities_are_numbers_not_dates() -> None:
+    text = "The tower is 1,500 m tall and cost 2000 dollars in 1990."
+    assert answers(text, "date") == ["1990"]
+    assert "1,500 m" in answers(text, "number")
+
+
+def test_sentence_initial_word_is_a_name_only_if_capitalised_elsewhere() -> None:
+    text = "Goldenson bought the network. Later Goldenson sold it. However, prices rose."
+    names = answers(text, "entity")
+    assert names.count("Goldenson") == 2
+    assert "However" not in names and "Later" not in names
+
+
+def test_key_noun_phrases_are_found_and_verbs_are_not_answers() -> None:
+    text = (
+        "Mitochondria produce energy for the cell. The inner membrane of the mitochondria "
+        "holds the electron transport chain. The cell uses this energy quickly."
+    )
+    phrases = answers(text, "phrase")
+    assert "electron transport chain" in phrases
+    assert "inner membrane" in phrases
+    assert not {"produce", "uses", "quickly", "holds"} & set(phrases)
+
+
+def test_sentences_from_another_text_are_rejected() -> None:
+    with pytest.raises(ValueError, match="not the passage's text"):
+        candidate_targets("Short text.", split_sentences("A different, longer text."))
+
+
+@needs_data
+def test_choice_covers_the_passage_before_repeating_a_sentence() -> None:
+    text = mau_mau_passage()
+    sentences = split_sentences(text)
+    found = candidate_targets(text, sentences)
+    useful = {t.sentence_index for t in found}
+    for n in (3, 5, len(useful), len(useful) + 4):
+        chosen = choose_targets(found, n)
+        assert len(chosen) == n
+        assert len({t.sentence_index for t in chosen}) == min(n, len(useful))
+        assert len({t.answer.casefold() for t in chosen}) == n
+    kinds = {t.kind for t in choose_targets(found, 5)}
+    assert {"date", "number", "entity"} <= kinds
+
+
+@needs_data
+def test_choice_is_deterministic_for_a_seed() -> None:
+    text = qgeval_passages()[97]
+    found = candidate_targets(text, split_sentences(text))
+    assert choose_targets(found, 6, seed=3) == choose_targets(found, 6, seed=3)
+    picks = {tuple(t.answer for t in choose_targets(found, 12, seed=s)) for s in range(8)}
+    assert len(picks) > 1, "other seeds pick among near-equal targets"
+
+
+def test_more_targets_asked_than_there_are_gives_what_there_is() -> None:
+    text = "Paris is the capital of France. It rained."
+    found = candidate_targets(text, split_sentences(text))
+    assert 0 < len(choose_targets(found, 50)) == len({t.answer for t in found})
+    assert choose_targets(found, 0) == []
+
+
+PASSAGE = (
+    "The Eiffel Tower was completed in 1889 for the World's Fair. It is 330 m tall. "
+    "Gustave Eiffel's company built it. Millions of tourists visit the tower every year."
+)
+
+
+def test_pinned_facts_and_answers_come_first() -> None:
+    sentences = split_sentences(PASSAGE)
+    found = candidate_targets(PASSAGE, sentences)
+    chosen = choose_targets(
+        found,
+        4,
+        pinned_facts=["Gustave  Eiffel's company built it."],
+        pinned_answers=["330 M"],
+        passage_text=PASSAGE,
+    )
+    first, second = chosen[0], chosen[1]
+    assert (first.kind, first.fact, first.answer) == (
+        "pinned",
+        "Gustave Eiffel's company built it.",
+        "Gustave Eiffel",
+    )
+    assert (second.kind, second.answer, second.fact) == ("pinned", "330 m", "It is 330 m tall.")
+    assert second.sentence_index == 1
+    assert len(chosen) == 4
+    assert {t.sentence_index for t in chosen[2:]} == {0, 3}
+    assert_consistent(PASSAGE, chosen)
+
+
+def test_a_pinned_answer_inside_a_pinned_fact_is_paired_with_it() -> None:
+    found = candidate_targets(PASSAGE, split_sentences(PASSAGE))
+    chosen = choose_targets(
+        found, 1, pinned_facts=["completed in 1889"], pinned_answers=["1889"], passage_text=PASSAGE
+    )
+    assert [(t.fact, t.answer) for t in chosen] == [("completed in 1889", "1889")]
+    assert chosen[0].fact_start == PASSAGE.index("completed")
+
+
+def test_pins_not_in_the_passage_are_clear_errors() -> None:
+    found = candidate_targets(PASSAGE, split_sentences(PASSAGE))
+    with pytest.raises(PassageError, match='pinned answer "Louvre" does not occur') as caught:
+        choose_targets(found, 3, pinned_answers=["Louvre"], passage_text=PASSAGE)
+    assert caught.value.fix
+    with pytest.raises(PassageError, match="pinned fact"):
+        choose_targets(found, 3, pinned_facts=["The tower is blue."], passage_text=PASSAGE)
+
+
+def test_pins_without_the_passage_search_the_candidates_sentences() -> None:
+    found = candidate_targets(PASSAGE, split_sentences(PASSAGE))
+    chosen = choose_targets(found, 2, pinned_answers=["tourists"])
+    assert chosen[0].answer == "tourists" and chosen[0].sentence_index == 3
+    assert_consistent(PASSAGE, chosen)
+
+
+def test_concepts_use_the_passages_spelling_and_skip_invented_ones() -> None:
+    sentences = split_sentences(PASSAGE)
+    found = concept_targets(
+        PASSAGE, sentences, ["world's fair", "TOURISTS", "steel lattice", "", "the"]
+    )
+    assert [(t.answer, t.kind, t.sentence_index) for t in found] == [
+        ("World's Fair", "concept", 0),
+        ("tourists", "concept", 3),
+    ]
+    assert found[0].score > found[1].score
+    assert_consistent(PASSAGE, found)
