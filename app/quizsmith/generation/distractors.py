@@ -20,7 +20,20 @@ from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import Provider
 from quizsmith.providers.hf import cosine
 
-MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _CONNECTORS = {"of", "the", "de", "la", "von", "van", "and", "for", "in", "&"}
 
