@@ -102,7 +102,9 @@ def test_demo_writes_scored_items_with_provenance(tmp_path: Path) -> None:
     assert len(items) == 1
     item = items[0]
     assert item["question"].strip() and item["answer"].strip()
+    assert item["type"] == "mcq" and len(item["distractors"]) == 3
     assert item["passage"].startswith("Photosynthesis")
+    assert item["fact"] in item["passage"]
     naco = item["scores"]["naco"]
     # A real NACo score in range, or a stated reason: never a made-up number.
     assert (naco["value"] is not None and 0.0 <= naco["value"] <= 1.0) or naco["not_scored_reason"]
@@ -110,6 +112,11 @@ def test_demo_writes_scored_items_with_provenance(tmp_path: Path) -> None:
     assert len(item["provenance"]["passage_hash"]) == 64
     summary = (out / "items.md").read_text()
     assert summary.count("answer:") == 1 and "naco:" in summary
+    from docx import Document
+
+    sheet = "\n".join(p.text for p in Document(str(out / "quiz.docx")).paragraphs)
+    assert item["question"] in sheet and item["answer"] in sheet
+    assert (out / "answer-key.docx").stat().st_size > 0
 
 
 def test_demo_on_an_empty_or_binary_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -152,10 +152,25 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     passage = load_passage(Path(args.passage), subject=args.subject)
     bank = None
     if args.bank:
+        import dataclasses
+
         from quizsmith.bank import ItemBank
 
         bank = ItemBank(args.bank)
         passage.id = bank.add_passage(passage)
+        # A re-run on the same passage continues a stopped batch: the items already in the
+        # bank count towards -n and their answers are not asked about again.
+        done = bank.items_of_passage(passage.id)
+        if done:
+            left = args.n - len(done)
+            if left <= 0:
+                print(f"The bank already holds {len(done)} items about this passage.")
+                bank.close()
+                return 0
+            print(f"Continuing: {len(done)} items about this passage are already in the bank.")
+            request = dataclasses.replace(
+                request, n=left, avoid_answers=tuple(it.key for it in done)
+            )
     items: list[Any] = []
 
     def keep(event: Any) -> None:
@@ -258,7 +273,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
     interrupted = False
     try:
-        _drive(score_items(items, names, ctx), store)
+        _drive(score_items(items, names, ctx, skip_scored=bool(bank) and not args.rescore), store)
     except KeyboardInterrupt:
         interrupted = True
     out = Path(args.out) if args.out else None
@@ -473,6 +488,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated: naco,kda,exam,mirror,mre (default: naco,kda,exam)",
     )
     p.add_argument("--out", help="write the scored items to this JSONL file")
+    p.add_argument(
+        "--rescore",
+        action="store_true",
+        help="with --bank: score again items that already have a score (default: skip them, "
+        "so a stopped run continues where it stopped)",
+    )
     p.set_defaults(func=_cmd_score)
 
     p = sub.add_parser("exam", help="grade a text (handout, summary) by the questions it answers")
@@ -557,7 +578,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("bank", nargs="?", help="the item bank file (default: the last one opened)")
     p.set_defaults(func=_cmd_gui)
 
-    p = sub.add_parser("demo", help="generate questions for a passage with the bundled model")
+    p = sub.add_parser(
+        "demo", help="generate, score and export a quiz from a passage with the bundled models"
+    )
     p.add_argument("passage", nargs="?", help="a .txt/.md file (default: the bundled sample)")
     p.add_argument("-n", type=int, default=3, help="how many questions (default 3)")
     p.add_argument(

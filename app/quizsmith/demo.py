@@ -1,37 +1,26 @@
 """The headless demo behind `make run` on a machine with no display.
 
-It runs the bundled generator model on a sample passage, scores the questions with NACo on
-the bundled models, and writes items (JSONL, interchange format) and a readable summary.
+It runs the real pipeline on the bundled models: multiple-choice items are generated from a
+sample passage with overgenerate-and-rank (so each arrives scored by NACo and KDA, with its
+flags), then written as items (JSONL, interchange format), a readable summary, and the Word
+student sheet and answer key a teacher would hand out.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
 
 from quizsmith import paths
-from quizsmith.domain import Item, Passage
+from quizsmith.domain import Item
 from quizsmith.errors import QuizsmithError
+from quizsmith.generation import GeneratedStep, GenerationRequest, generate_items
+from quizsmith.generation.passages import load_passage
 from quizsmith.jobs import CancelToken, Progress
-from quizsmith.metrics.base import MetricContext
-from quizsmith.metrics.runner import score_items
-from quizsmith.providers import Message, provider_for_role
 from quizsmith.settings import Settings
-from quizsmith.text import check_passage, read_text_file
 
-PROMPT_VERSION = "demo-qa-1"
-DEMO_METRICS = ["naco"]
-ITEM_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "question": {"type": "string", "maxLength": 200},
-        "answer": {"type": "string", "maxLength": 80},
-    },
-    "required": ["question", "answer"],
-}
+DEMO_TYPES = ("mcq",)
 
 
 def sample_passage() -> Path:
@@ -41,69 +30,52 @@ def sample_passage() -> Path:
 def run_demo(
     passage_file: Path, out_dir: Path, n: int, settings: Settings, cancel: CancelToken
 ) -> Generator[Progress, None, Path]:
-    text = check_passage(read_text_file(passage_file))
-    paragraphs = [p for p in text.split("\n\n") if len(p.split()) >= 8][:n]
-    if not paragraphs:
-        raise QuizsmithError("The passage has no paragraph long enough to ask about.", "")
-    passage = Passage(text=text, title=passage_file.stem, source_file=str(passage_file))
-    yield Progress("Loading the generator model", 0, len(paragraphs))
-    generator = provider_for_role("generator", settings)
-    items = []
-    for i, paragraph in enumerate(paragraphs):
-        cancel.raise_if_cancelled()
-        seed = 1000 + i
-        result = generator.chat(
-            [
-                Message("system", "You write short quiz questions for students."),
-                Message(
-                    "user",
-                    f"Text: {paragraph}\n\nWrite one question a student can answer from this "
-                    "text, and its short answer. Reply as JSON.",
-                ),
-            ],
-            max_tokens=160,
-            temperature=0.0,
-            seed=seed,
-            json_schema=ITEM_SCHEMA,
+    passage = load_passage(passage_file)  # a bad file fails here, before anything is written
+    request = GenerationRequest(n=n, types=DEMO_TYPES, candidates_per_target=2)
+    items: list[Item] = []
+    job = generate_items(passage, request, settings=settings, cancel=cancel)
+    while True:
+        try:
+            event = next(job)
+        except StopIteration as stop:
+            result = stop.value
+            break
+        if isinstance(event.payload, GeneratedStep):
+            items.append(event.payload.item)
+        yield event
+    if not items:
+        raise QuizsmithError(
+            f"No item could be made from {passage_file.name}. {result.shortfall or ''}".strip(),
+            "Try a longer passage.",
         )
-        data: dict[str, Any] = result.data
-        items.append(
-            Item(
-                type="short",
-                stem=str(data["question"]).strip(),
-                key=str(data["answer"]).strip(),
-                target_fact=paragraph,
-                passage=passage,
-                provenance={
-                    "model": generator.info.label(),
-                    "prompt_version": PROMPT_VERSION,
-                    "seed": seed,
-                    "passage_hash": passage.hash,
-                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                    "seconds": round(result.seconds, 2),
-                },
-            )
-        )
-        yield Progress(f"Question {i + 1} of {len(paragraphs)}", i + 1, len(paragraphs))
-    # Score with NACo, the metric that applies to short-answer items (KDA and EXAM need
-    # options). Progress events of the scoring job pass straight through.
-    yield from score_items(items, DEMO_METRICS, MetricContext(settings=settings, cancel=cancel))
     out_dir.mkdir(parents=True, exist_ok=True)
     jsonl = out_dir / "items.jsonl"
     jsonl.write_text(
         "".join(json.dumps(it.to_dict(), ensure_ascii=False) + "\n" for it in items),
         encoding="utf-8",
     )
+    yield Progress("Writing the Word files", n, n)
+    from quizsmith.formats import ExportOptions, export_items
+
+    options = ExportOptions(title=f"Quiz: {passage.title or passage_file.stem}", seed=1)
+    export_items(items, "docx", out_dir / "quiz.docx", options)
+    export_items(items, "docx-key", out_dir / "answer-key.docx", options)
+    (out_dir / "items.md").write_text(_summary(passage_file, items), encoding="utf-8")
+    return jsonl
+
+
+def _summary(passage_file: Path, items: list[Item]) -> str:
     lines = [f"# Quizsmith demo: {passage_file.name}", ""]
     for k, it in enumerate(items, 1):
         lines += [f"{k}. {it.stem}", f"   - answer: {it.key}"]
-        for name in DEMO_METRICS:
-            score = it.scores[name]
+        lines += [f"   - distractor: {d}" for d in it.distractors]
+        for name, score in sorted(it.scores.items()):
             shown = (
                 f"{score.value:.2f}" if score.scored else f"not scored ({score.not_scored_reason})"
             )
             lines.append(f"   - {name}: {shown}")
-        lines += [f"   - flag: {f.message}" for f in it.flags] + [""]
-    lines.append(f"Generated by {generator.info.label()}; scores explained in docs/metrics.md.")
-    (out_dir / "items.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return jsonl
+        lines += [f"   - flag: {f.message}" for f in it.flags]
+        lines += [f"   - alternatives kept: {len(it.alternatives)}", ""]
+    model = items[0].provenance.get("model", "")
+    lines.append(f"Generated by {model}; scores explained in docs/metrics.md.")
+    return "\n".join(lines) + "\n"

@@ -293,6 +293,18 @@ class ItemBank:
                 for r in conn.execute(sql, params)
             ]
 
+    def items_of_passage(self, passage_id: int) -> list[Item]:
+        """Every item written about a passage, oldest first (a re-run of a batch generation
+        uses them to continue where it stopped)."""
+        with self.reading() as conn:
+            ids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM items WHERE passage_id = ? ORDER BY id", (passage_id,)
+                )
+            ]
+            return records.load_items(conn, ids, with_passages=False)
+
     def update_passage(self, passage: Passage) -> None:
         if passage.id is None:
             raise BankError("The passage has no id, so it is not in the bank.", "Add it instead.")

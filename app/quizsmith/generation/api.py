@@ -23,6 +23,8 @@ class GenerationRequest:
     #: Answers the teacher wants used (each must occur in the passage).
     pinned_answers: tuple[str, ...] = ()
     seed: int = 0
+    #: Answers not to ask about again (items already made, e.g. when a batch resumes).
+    avoid_answers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 1 <= self.n <= 100:

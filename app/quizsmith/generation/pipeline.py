@@ -149,6 +149,8 @@ def _targets(
         generator, profile, text[:CONCEPT_PROMPT_CHARS], seed=request.seed
     )
     found += concept_targets(text, sentences, concepts)  # type: ignore[arg-type]
+    avoid = {a.casefold() for a in request.avoid_answers}
+    found = [t for t in found if t.answer.casefold() not in avoid]
     wanted = max(request.n, int(request.n * SPARE_TARGETS + 0.5))
     return choose_targets(
         found,

@@ -27,16 +27,24 @@ def apply_result(item: Item, result: ScoreResult, flags: list[Flag]) -> None:
 
 
 def score_items(
-    items: Sequence[Item], metric_names: Sequence[str], ctx: MetricContext
+    items: Sequence[Item],
+    metric_names: Sequence[str],
+    ctx: MetricContext,
+    *,
+    skip_scored: bool = False,
 ) -> Generator[Progress, None, list[Item]]:
     """Yields a Progress (payload: ScoredStep) after every (item, metric). Items are updated
-    in place as they go, so whatever finished before a cancel is kept."""
+    in place as they go, so whatever finished before a cancel is kept. With `skip_scored`,
+    an (item, metric) that already has a result is left as it is (a stopped batch resumes)."""
     metrics = [registry.get(name)() for name in metric_names]
     total = len(items) * len(metrics)
     done = 0
     for n, item in enumerate(items, 1):
         for metric in metrics:
             ctx.cancel.raise_if_cancelled()
+            if skip_scored and metric.name in item.scores:
+                done += 1
+                continue
             result = metric.score(item, ctx)
             flags = metric.flags(result, ctx.options(metric)) if result.scored else []
             apply_result(item, result, flags)
