@@ -118,8 +118,9 @@ def _cloze(target: Target, ctx: BuildContext) -> Item:
 
 def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildContext) -> Built:
     built = Built()
+    stems: list[tuple[int, str, float]] = []  # (seed, question, started)
     for attempt in range(k):
-        if len(built.candidates) >= keep:
+        if len(stems) >= keep:
             break
         ctx.cancel.raise_if_cancelled()
         started = time.perf_counter()
@@ -135,37 +136,40 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
         )
         if written.text is None:
             built.notes.append(f"question {attempt + 1} dropped: {written.reason}")
-            continue
-        if any(c.stem == written.text for c in built.candidates):
+        elif any(text == written.text for _, text, _ in stems):
             built.notes.append(f"question {attempt + 1} dropped: same as an earlier one")
-            continue
-        if item_type == "short":
+        else:
+            stems.append((seed, written.text, started))
+    if item_type == "short":
+        for seed, text, started in stems:
             built.candidates.append(
                 _item(
-                    target,
-                    "short",
-                    written.text,
-                    target.answer,
-                    ctx,
-                    [],
-                    _provenance(ctx, seed, started),
+                    target, "short", text, target.answer, ctx, [], _provenance(ctx, seed, started)
                 )
             )
-            continue
-        chosen, dropped, note = _distractors(written.text, target, ctx, seed)
+        return built
+    # One distractor set per target, shared by its candidate stems: the candidates then
+    # differ only in the question, which is what ranking compares, and the distractor calls
+    # and checks are not repeated per stem (the "also true" check reads the first stem that
+    # gave a full set).
+    wanted = ctx.filter_config.wanted
+    for seed, text, _ in stems:
+        chosen, dropped, note = _distractors(text, target, ctx, seed)
         if note:
             built.notes.append(note)
-        if len(chosen) < ctx.filter_config.wanted:
-            built.notes.append(
-                f"question {attempt + 1} dropped: only {len(chosen)} of "
-                f"{ctx.filter_config.wanted} distractors passed the filters"
-            )
-            continue
+        if len(chosen) >= wanted:
+            break
+        built.notes.append(
+            f"distractors for {text!r}: only {len(chosen)} of {wanted} passed the filters"
+        )
+    else:
+        return built
+    for seed, text, started in stems:
         built.candidates.append(
             _item(
                 target,
                 "mcq",
-                written.text,
+                text,
                 target.answer,
                 ctx,
                 Item.make_options(target.answer, chosen),
