@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -52,3 +53,36 @@ def test_wh_word_must_fit_the_key() -> None:
     )
     assert "neither" in writer.stem_problem("When was it finished?", "the library", fact)
     assert writer.stem_problem("How many books does the library hold?", "3 million", fact) == ""
+
+
+@pytest.mark.parametrize(
+    ("fact", "answer", "question"),
+    [
+        (
+            "The Hesburgh Library was completed in 1963 and is the third building.",
+            "1963",
+            "The Hesburgh Library was completed in what year and is the third building?",
+        ),
+        (
+            "The library system holds more than 3 million volumes in ten libraries.",
+            "3 million",
+            "The library system holds how many volumes in ten libraries?",
+        ),
+        (
+            "The mural was designed by the artist Millard Sheets.",
+            "Millard Sheets",
+            "The mural was designed by the artist who?",
+        ),
+        ("It was founded on 14 July 1789.", "14 July 1789", "It was founded on what date?"),
+        (
+            "Photosynthesis takes place in the chloroplasts, which contain chlorophyll.",
+            "the chloroplasts",
+            "Photosynthesis takes place in what, which contain chlorophyll?",
+        ),
+    ],
+)
+def test_rule_made_questions(fact: str, answer: str, question: str) -> None:
+    made = writer.wh_question(fact, answer, fact.index(answer))
+    assert made == question
+    assert writer.stem_problem(made, answer, fact, may_quote_fact=True) == ""
+    assert writer.wh_question(fact, answer, fact.index(answer) + 1) is None

@@ -28,6 +28,9 @@ BLANK = "_____"
 #: Sampling temperature for the 2nd, 3rd ... candidate; the first is greedy, so a run with
 #: k = 1 is deterministic and the best guess of the model is always among the candidates.
 CANDIDATE_TEMPERATURE = 0.8
+#: Which attempt is the rule-made question (writer.wh_question): second, after the model's
+#: greedy question, so that --no-rank keeps the model's question when it passes the checks.
+RULE_ATTEMPT = 1
 
 
 @dataclass
@@ -118,33 +121,47 @@ def _cloze(target: Target, ctx: BuildContext) -> Item:
 
 def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildContext) -> Built:
     built = Built()
-    stems: list[tuple[int, str, float]] = []  # (seed, question, started)
+    stems: list[tuple[int, str, float, str]] = []  # (seed, question, started, method)
     for attempt in range(k):
         if len(stems) >= keep:
             break
         ctx.cancel.raise_if_cancelled()
         started = time.perf_counter()
         seed = ctx.seed + attempt
-        written = writer.write_stem(
-            ctx.generator,
-            ctx.profile,
-            target.fact,
-            target.answer,
-            difficulty=ctx.difficulty,
-            seed=seed,
-            temperature=0.0 if attempt == 0 else CANDIDATE_TEMPERATURE,
-        )
+        if attempt == RULE_ATTEMPT:
+            written = _rule_stem(target)
+        else:
+            written = writer.write_stem(
+                ctx.generator,
+                ctx.profile,
+                target.fact,
+                target.answer,
+                difficulty=ctx.difficulty,
+                seed=seed,
+                temperature=0.0 if attempt == 0 else CANDIDATE_TEMPERATURE,
+            )
         if written.text is None:
             built.notes.append(f"question {attempt + 1} dropped: {written.reason}")
-        elif any(text == written.text for _, text, _ in stems):
+        elif any(text == written.text for _, text, _, _ in stems):
             built.notes.append(f"question {attempt + 1} dropped: same as an earlier one")
         else:
-            stems.append((seed, written.text, started))
+            method = (
+                "rule: answer replaced by a question phrase"
+                if attempt == RULE_ATTEMPT
+                else ("model")
+            )
+            stems.append((seed, written.text, started, method))
     if item_type == "short":
-        for seed, text, started in stems:
+        for seed, text, started, method in stems:
             built.candidates.append(
                 _item(
-                    target, "short", text, target.answer, ctx, [], _provenance(ctx, seed, started)
+                    target,
+                    "short",
+                    text,
+                    target.answer,
+                    ctx,
+                    [],
+                    _provenance(ctx, seed, started, stem_method=method),
                 )
             )
         return built
@@ -153,7 +170,7 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     # and checks are not repeated per stem (the "also true" check reads the first stem that
     # gave a full set).
     wanted = ctx.filter_config.wanted
-    for seed, text, _ in stems:
+    for seed, text, _, _ in stems:
         chosen, dropped, note = _distractors(text, target, ctx, seed)
         if note:
             built.notes.append(note)
@@ -164,7 +181,7 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
         )
     else:
         return built
-    for seed, text, started in stems:
+    for seed, text, started, method in stems:
         built.candidates.append(
             _item(
                 target,
@@ -173,10 +190,25 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
                 target.answer,
                 ctx,
                 Item.make_options(target.answer, chosen),
-                _provenance(ctx, seed, started, distractors_dropped=_dropped_dicts(dropped)),
+                _provenance(
+                    ctx,
+                    seed,
+                    started,
+                    stem_method=method,
+                    distractors_dropped=_dropped_dicts(dropped),
+                ),
             )
         )
     return built
+
+
+def _rule_stem(target: Target) -> writer.Written:
+    at = target.answer_start - target.fact_start
+    stem = writer.wh_question(target.fact, target.answer, at)
+    if stem is None:
+        return writer.Written(None, "no rule-made question for this answer")
+    reason = writer.stem_problem(stem, target.answer, target.fact, may_quote_fact=True)
+    return writer.Written(None if reason else stem, reason)
 
 
 def _distractors(

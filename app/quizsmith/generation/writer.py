@@ -71,8 +71,9 @@ def write_stem(
     return Written(None if reason else stem, reason, result.seconds, raw)
 
 
-def stem_problem(stem: str, answer: str, fact: str) -> str:
-    """Why a generated question cannot be used ("" when it can)."""
+def stem_problem(stem: str, answer: str, fact: str, *, may_quote_fact: bool = False) -> str:
+    """Why a generated question cannot be used ("" when it can). A rule-made question quotes
+    its fact by design (`may_quote_fact`), a model-written one must not."""
     words = stem.split()
     if len(words) < 3:
         return "the question is too short"
@@ -85,6 +86,8 @@ def stem_problem(stem: str, answer: str, fact: str) -> str:
     mismatch = asks_for_other_kind(stem, answer)
     if mismatch:
         return mismatch
+    if may_quote_fact:
+        return ""
     stem_tokens = normalize_answer(stem).split()
     fact_tokens = set(normalize_answer(fact).split())
     if (
@@ -126,6 +129,61 @@ def asks_for_other_kind(stem: str, answer: str) -> str:
     elif _ASKS_TIME.search(stem) or _ASKS_AMOUNT.search(stem):
         return "the question asks for a date or an amount, but the key is neither"
     return ""
+
+
+_WH_BY_KIND = {
+    "year": "in what year",
+    "date": "on what date",
+    "number": "how many",
+    "name": "who or what",
+    "phrase": "what",
+}
+
+
+def wh_question(fact: str, answer: str, answer_at: int) -> str | None:
+    """A question made from the fact by putting a question phrase in place of the answer
+    ("The library was completed in 1963." -> "The library was completed in what year?").
+
+    Classic rule-based question generation: no model, always about the fact, and the key
+    is right by construction. It joins the model's candidates, and ranking decides between
+    them; it is the dependable candidate when the generator is a tiny model.
+    """
+    from quizsmith.generation.distractors import kind_of
+
+    if not 0 <= answer_at <= len(fact) - len(answer) or fact[answer_at:].find(answer) != 0:
+        return None
+    kind = kind_of(answer)
+    before, after = fact[:answer_at].rstrip(), fact[answer_at + len(answer) :].lstrip()
+    wh = _WH_BY_KIND.get(kind, "what")
+    if kind in ("year", "date"):
+        # "completed in 1963" -> "completed in what year", not "in in what year".
+        preposition = re.search(r"\b(in|on|by|since|from|until)$", before, re.IGNORECASE)
+        noun = "year" if kind == "year" else "date"
+        if preposition:
+            wh = f"{preposition.group(1)} what {noun}"
+            before = before[: preposition.start()].rstrip()
+        else:
+            wh = f"what {noun}"
+    after = re.sub(r"[.!;:]+$", "", after).rstrip()
+    if kind == "number":
+        # "more than 3 million volumes" -> "how many volumes"; a unit stays after the phrase.
+        before = re.sub(
+            r"\b(more than|less than|fewer than|about|around|over|nearly|almost|some|roughly|"
+            r"approximately)$",
+            "",
+            before,
+            flags=re.IGNORECASE,
+        ).rstrip()
+        wh = "how many" if after[:1].isalpha() else "what number"
+    elif kind == "name":
+        by_person = re.search(r"\b(by|artist|author|writer|president|king|queen|named)$", before)
+        wh = "who" if by_person else "what"
+    if not before:
+        wh = wh[:1].upper() + wh[1:]
+    question = f"{before} {wh}".strip()
+    if after:
+        question += after if after[0] in ",;)" else f" {after}"
+    return " ".join(question.rstrip(",;").split()) + "?"
 
 
 def contains_answer(text: str, answer: str) -> bool:
