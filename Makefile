@@ -44,3 +44,6 @@ bench: install
 
 clean:
 	rm -rf $(VENV) quizsmith-demo .pytest_cache .mypy_cache .ruff_cache
+
+package: install
+	bash packaging/build.sh

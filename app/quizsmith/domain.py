@@ -298,8 +298,16 @@ class Item:
     def alternative_dict(self) -> dict[str, Any]:
         """The interchange form of an alternative: the item without passage, ids or history."""
         data = self.to_dict()
-        for name in ("id", "passage", "passage_title", "passage_subject", "passage_source",
-                     "alternatives", "status", "created"):
+        for name in (
+            "id",
+            "passage",
+            "passage_title",
+            "passage_subject",
+            "passage_source",
+            "alternatives",
+            "status",
+            "created",
+        ):
             data.pop(name, None)
         return data
 

@@ -29,6 +29,12 @@ class RedactSecrets(logging.Filter):
 def setup_logging(level: int = logging.INFO) -> Path:
     path = paths.log_dir() / LOG_FILE
     root = logging.getLogger()
+    # The log folder can change within one process (settings moved, tests' isolated dirs):
+    # a handler left on the old file would log where nobody looks, so it is replaced.
+    for old in [h for h in root.handlers if getattr(h, "_quizsmith", False)]:
+        if Path(getattr(old, "baseFilename", "")) != path.resolve():
+            root.removeHandler(old)
+            old.close()
     if not any(getattr(h, "_quizsmith", False) for h in root.handlers):
         handler = logging.FileHandler(path, encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

@@ -46,9 +46,7 @@ def test_alternatives_survive_jsonl(bank: ItemBank, tmp_path: Path) -> None:
     with ItemBank(tmp_path / "other.qbank") as other:
         other.import_jsonl(out)
         [loaded] = other.search(limit=None)
-        assert [a.stem for a in loaded.alternatives] == [
-            a["question"] for a in row["alternatives"]
-        ]
+        assert [a.stem for a in loaded.alternatives] == [a["question"] for a in row["alternatives"]]
 
 
 def test_new_items_have_no_alternatives(bank_path: Path) -> None:

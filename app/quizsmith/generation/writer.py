@@ -54,7 +54,10 @@ def write_stem(
                 json_schema=prompts.STEM_SCHEMA,
             )
             raw = result.text
-            stem = str((result.data or {}).get("question", ""))
+            # An unconstrained backend (Anthropic, a server ignoring response_format) may
+            # answer valid JSON that is not an object: that is no question, not a crash.
+            data: Any = result.data
+            stem = str(data.get("question", "")) if isinstance(data, dict) else ""
         else:
             result = provider.complete(
                 prompts.stem_fewshot(fact, answer, difficulty),
@@ -216,7 +219,9 @@ def propose_distractors(
                 json_schema=prompts.DISTRACTOR_SCHEMA,
             )
             data: Any = result.data or {}
-            raw_list = data.get("wrong_answers", []) if isinstance(data, dict) else []
+            raw_list = data.get("wrong_answers") if isinstance(data, dict) else None
+            if not isinstance(raw_list, list):  # null or a string from an unconstrained model
+                raw_list = []
             texts = [str(t) for t in raw_list if isinstance(t, str | int | float)]
         else:
             result = provider.complete(
@@ -246,7 +251,9 @@ def propose_concepts(provider: Provider, profile: str, passage: str, *, seed: in
                 json_schema=prompts.CONCEPT_SCHEMA,
             )
             data: Any = result.data or {}
-            raw = data.get("key_terms", []) if isinstance(data, dict) else []
+            raw = data.get("key_terms") if isinstance(data, dict) else None
+            if not isinstance(raw, list):  # null or a string from an unconstrained model
+                raw = []
             terms = [str(t) for t in raw if isinstance(t, str)]
         else:
             result = provider.complete(

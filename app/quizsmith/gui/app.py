@@ -1,0 +1,102 @@
+"""`quizsmith gui` / `quizsmith-gui`: start the desktop app on an item bank."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+NO_DISPLAY_EXIT = 3
+
+
+def display_problem(environ: dict[str, str] | None = None, platform: str | None = None) -> str:
+    """Why no window can be shown here ("" when one can). Only Linux/BSD need a display
+    server; QT_QPA_PLATFORM (e.g. offscreen) is the caller's explicit choice."""
+    env = os.environ if environ is None else environ
+    plat = sys.platform if platform is None else platform
+    if plat.startswith(("win", "darwin", "cygwin")):
+        return ""
+    if env.get("QT_QPA_PLATFORM") or env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return ""
+    return (
+        "No display is available (neither DISPLAY nor WAYLAND_DISPLAY is set), so the "
+        "desktop app cannot open a window. Run `quizsmith demo` for the headless demo, or "
+        "start the app from a desktop session."
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="quizsmith gui", description="The Quizsmith desktop app")
+    parser.add_argument("bank", nargs="?", help="the item bank file (default: your last bank)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    return run(Path(args.bank) if args.bank else None)
+
+
+def run(bank_file: Path | None = None) -> int:
+    problem = display_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return NO_DISPLAY_EXIT
+    from PySide6.QtWidgets import QApplication
+
+    from quizsmith import settings as settings_mod
+    from quizsmith.bank.store import ItemBank
+    from quizsmith.errors import QuizsmithError
+    from quizsmith.gui import prefs
+    from quizsmith.gui.main_window import MainWindow
+    from quizsmith.gui.messages import install_exception_hook, message_text
+
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app.setApplicationName("Quizsmith")
+    app.setOrganizationName("Quizsmith")
+    _apply_style(app)
+    install_exception_hook()
+    try:
+        from quizsmith.logs import setup_logging
+
+        setup_logging()
+        settings = settings_mod.load()
+        path = (bank_file or prefs.bank_path()).expanduser()
+        bank = ItemBank(path)
+    except QuizsmithError as exc:
+        from PySide6.QtWidgets import QMessageBox
+
+        print(f"error: {exc}", file=sys.stderr)
+        QMessageBox.critical(None, "Quizsmith", message_text(exc.message, exc.fix))
+        return 2
+    prefs.set_bank_path(bank.path)
+    window = MainWindow(bank, settings)
+    window.show()
+    try:
+        return int(app.exec())
+    finally:
+        # A cancelled model call ends at its next step; the bank must outlive it.
+        window.runner.wait(60_000)
+        bank.close()
+
+
+def _apply_style(app: object) -> None:
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from quizsmith import paths
+
+    if not isinstance(app, QApplication):
+        return
+    icon = paths.resources_dir() / "icons" / "quizsmith.svg"
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
+    qss = paths.resources_dir() / "style.qss"
+    if qss.is_file():
+        app.setStyleSheet(qss.read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,267 @@
+"""The bank browser: full-text search and filters, sortable columns, bulk actions."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from quizsmith.bank.store import ItemBank
+from quizsmith.domain import STATUSES, Item
+from quizsmith.errors import QuizsmithError
+from quizsmith.gui.messages import show_error, show_exception
+from quizsmith.gui.models import ItemTableModel, SortableItems, setup_item_view
+from quizsmith.gui.worker import JobRunner, JobWorker
+from quizsmith.jobs import CancelToken, Progress
+from quizsmith.settings import Settings
+
+SEARCH_DEBOUNCE_MS = 300
+LIMIT = 1000
+STATUS_DECISIONS = {"accepted": "accept", "rejected": "reject", "needs-review": "needs-review"}
+
+
+class BankBrowser(QWidget):
+    current_item_changed = Signal(object)  # Item | None
+    quizzes_changed = Signal()
+    score_requested = Signal(list)  # item ids
+    items_changed = Signal(list)  # ids whose stored state changed here
+
+    #: A refresh finished and the list shows its result.
+    refreshed = Signal()
+
+    def __init__(
+        self,
+        bank: ItemBank,
+        settings: Settings,
+        runner: JobRunner | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.bank = bank
+        self.runner = runner or JobRunner(parent=self)
+        self._query: JobWorker | None = None
+        self._select_after: list[int] = []
+        self.model = ItemTableModel(settings, self)
+        self.proxy = SortableItems(self.model, self)
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("Search questions, answers and passages…")
+        self.search_edit.setClearButtonEnabled(True)
+        self.status_box = self._combo("any status", [(s, s) for s in STATUSES])
+        self.subject_box = self._combo("any subject", [])
+        self.tag_box = self._combo("any tag", [])
+        self.flag_box = self._combo("flagged or not", [("flagged", True), ("not flagged", False)])
+        self.quiz_box = self._combo("whole bank", [])
+        self.view = QTableView()
+        self.view.setModel(self.proxy)
+        setup_item_view(self.view)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.count_label = QLabel("")
+        self.quiz_target = QComboBox()
+        self.quiz_target.setEditable(True)
+        self.quiz_target.setMinimumWidth(160)
+        if (line := self.quiz_target.lineEdit()) is not None:
+            line.setPlaceholderText("quiz (type a new name)")
+        self.add_quiz_button = QPushButton("Add to quiz")
+        self.status_target = QComboBox()
+        for status in STATUS_DECISIONS:
+            self.status_target.addItem(status)
+        self.status_button = QPushButton("Set status")
+        self.score_button = QPushButton("Score selected")
+
+        filters = QHBoxLayout()
+        filters.addWidget(self.search_edit, 2)
+        for box in (self.status_box, self.subject_box, self.tag_box, self.flag_box, self.quiz_box):
+            filters.addWidget(box)
+        actions = QHBoxLayout()
+        actions.addWidget(self.count_label)
+        actions.addStretch(1)
+        for w in (
+            self.quiz_target,
+            self.add_quiz_button,
+            self.status_target,
+            self.status_button,
+            self.score_button,
+        ):
+            actions.addWidget(w)
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(actions)
+
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(SEARCH_DEBOUNCE_MS)
+        self.timer.timeout.connect(self.refresh)
+        self.search_edit.textChanged.connect(lambda _t: self.timer.start())
+        for box in (self.status_box, self.subject_box, self.tag_box, self.flag_box, self.quiz_box):
+            box.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.view.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.add_quiz_button.clicked.connect(self._add_to_quiz_clicked)
+        self.status_button.clicked.connect(
+            lambda: self.set_status(self.selected_ids(), self.status_target.currentText())
+        )
+        self.score_button.clicked.connect(lambda: self.score_requested.emit(self.selected_ids()))
+
+    @staticmethod
+    def _combo(any_label: str, entries: list[tuple[str, Any]]) -> QComboBox:
+        box = QComboBox()
+        box.addItem(any_label, None)
+        for label, value in entries:
+            box.addItem(label, value)
+        return box
+
+    def _fill(self, box: QComboBox, entries: list[tuple[str, Any]]) -> None:
+        """Replace a filter's choices, keeping the current one when it still exists."""
+        current = box.currentData()
+        box.blockSignals(True)
+        try:
+            while box.count() > 1:
+                box.removeItem(1)
+            for label, value in entries:
+                box.addItem(label, value)
+            at = box.findData(current) if current is not None else 0
+            box.setCurrentIndex(max(0, at))
+        finally:
+            box.blockSignals(False)
+
+    def reload_choices(self) -> None:
+        try:
+            subjects = self.bank.subjects()
+            tags = self.bank.tags()
+            quizzes = self.bank.quizzes()
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return
+        self._fill(self.subject_box, [(s, s) for s in subjects])
+        self._fill(self.tag_box, [(t, t) for t in tags])
+        self._fill(self.quiz_box, [(f"quiz: {q.name}", q.id) for q in quizzes])
+        text = self.quiz_target.currentText()
+        self.quiz_target.clear()
+        for q in quizzes:
+            self.quiz_target.addItem(q.name, q.id)
+        self.quiz_target.setEditText(text)
+
+    def show_quiz(self, quiz_id: int) -> None:
+        self.reload_choices()
+        self.quiz_box.setCurrentIndex(max(0, self.quiz_box.findData(quiz_id)))
+
+    def refresh(self) -> JobWorker:
+        """Run the search in a worker; the newest request wins."""
+        self.timer.stop()
+        if self._query is not None:
+            self._query.cancel()
+        bank = self.bank
+        status = self.status_box.currentData()
+        subject = self.subject_box.currentData()
+        tag = self.tag_box.currentData()
+        flagged = self.flag_box.currentData()
+        quiz_id = self.quiz_box.currentData()
+        text = self.search_edit.text().strip()
+
+        def job(token: CancelToken) -> Generator[Progress, None, list[Item]]:
+            yield Progress("Searching the bank", 0, 1)
+            items = bank.search(
+                text, status=status, subject=subject, tag=tag, flagged=flagged, limit=LIMIT
+            )
+            if quiz_id is not None:
+                order = bank.get_quiz(int(quiz_id)).item_ids
+                by_id = {i.id: i for i in items}
+                items = [by_id[i] for i in order if i in by_id]
+            return items
+
+        worker = self.runner.start(job)
+        self._query = worker
+        worker.signals.finished.connect(self._loaded)
+        worker.signals.failed.connect(self._failed)
+        return worker
+
+    def _failed(self, message: str, fix: str) -> None:
+        if self._query is not None and self.sender() is self._query.signals:
+            self._query = None
+            show_error(self, message, fix)
+
+    def _loaded(self, items: list[Item]) -> None:
+        if self._query is None or self.sender() is not self._query.signals:
+            return  # a newer search is on its way
+        self._query = None
+        self.model.set_items(items)
+        self.count_label.setText(
+            f"{len(items)} item(s)" + (f" (first {LIMIT})" if len(items) >= LIMIT else "")
+        )
+        if self._select_after:
+            self.select_ids(self._select_after)
+            self._select_after = []
+        self.refreshed.emit()
+
+    def selected_ids(self) -> list[int]:
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        return [int(self.proxy.item_at(r).id or 0) for r in rows]
+
+    def select_ids(self, ids: list[int]) -> None:
+        from PySide6.QtCore import QItemSelectionModel
+
+        sel = self.view.selectionModel()
+        sel.clearSelection()
+        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        for row in range(self.proxy.rowCount()):
+            if self.proxy.item_at(row).id in ids:
+                sel.select(self.proxy.index(row, 0), flags)
+
+    def _current_changed(self, *_args: object) -> None:
+        index = self.view.currentIndex()
+        item = self.proxy.item_at(index.row()) if index.isValid() else None
+        self.current_item_changed.emit(item)
+
+    def _add_to_quiz_clicked(self) -> None:
+        ids = self.selected_ids()
+        name = self.quiz_target.currentText().strip()
+        if not ids:
+            show_error(self, "No items are selected.", "Select items in the list first.")
+            return
+        if not name:
+            show_error(self, "No quiz is chosen.", "Pick a quiz or type a new quiz's name.")
+            return
+        self.add_to_quiz(name, ids)
+
+    def add_to_quiz(self, name: str, ids: list[int]) -> int | None:
+        """Add items to the quiz with this name, creating it if needed; returns its id."""
+        try:
+            existing = {q.name: q.id for q in self.bank.quizzes()}
+            quiz_id = existing.get(name)
+            if quiz_id is None:
+                quiz_id = self.bank.create_quiz(name, ids)
+            else:
+                self.bank.add_to_quiz(quiz_id, ids)
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return None
+        self.reload_choices()
+        self.quizzes_changed.emit()
+        return quiz_id
+
+    def set_status(self, ids: list[int], status: str) -> None:
+        decision = STATUS_DECISIONS[status]
+        try:
+            with self.bank.transaction():
+                for item_id in ids:
+                    self.bank.review(item_id, decision, "set in the bank browser")
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return
+        self._select_after = list(ids)
+        self.refresh()
+        self.items_changed.emit(ids)

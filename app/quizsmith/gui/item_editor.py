@@ -1,0 +1,508 @@
+"""The item editor: edit an item, watch its live scores, read the evidence, decide.
+
+Every edit restarts an ~800 ms debounce timer; when it fires, the live metrics re-score a
+copy of the draft in a worker, and the token of any run still going is cancelled first, so
+a stale result is never shown. Saving writes the content through `ItemBank.update_item` and
+the scores computed for exactly that content through `add_score`/`set_flags`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from quizsmith.bank.store import ItemBank
+from quizsmith.domain import CHOICE_TYPES, DIFFICULTIES, ITEM_TYPES, TF_ANSWERS, Item, Option
+from quizsmith.errors import QuizsmithError
+from quizsmith.gui import jobs
+from quizsmith.gui.evidence import evidence_html, passage_html
+from quizsmith.gui.messages import show_error, show_exception
+from quizsmith.gui.scores import CHIP_METRICS, LEVEL_COLORS, chip_for
+from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
+from quizsmith.metrics.runner import ScoredStep
+from quizsmith.settings import Settings
+
+DEBOUNCE_MS = 800
+REJECT_REASONS = (
+    "",
+    "Not answerable from the passage",
+    "Two options are correct",
+    "Ambiguous or unclear wording",
+    "Too easy",
+    "Off topic",
+    "Duplicate",
+)
+
+
+class ChipRow(QWidget):
+    """One coloured label per metric: the standard chips plus any other live metric."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.addStretch(1)
+        self.labels: dict[str, QLabel] = {}
+        self.titles: dict[str, str] = {}
+        self.set_metrics(list(CHIP_METRICS))
+
+    def set_metrics(self, metrics: Sequence[tuple[str, str]]) -> None:
+        if [(m, self.titles[m]) for m in self.labels] == list(metrics):
+            return
+        for label in self.labels.values():
+            # Out of the layout at once: deleteLater waits for the event loop.
+            self._layout.removeWidget(label)
+            label.hide()
+            label.deleteLater()
+        self.labels, self.titles = {}, {}
+        for metric, title in metrics:
+            label = QLabel()
+            label.setObjectName(f"chip-{metric}")
+            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.labels[metric] = label
+            self.titles[metric] = title
+            self._layout.insertWidget(self._layout.count() - 1, label)
+
+    def show_item(
+        self, item: Item | None, settings: Settings | None, pending: Sequence[str] = ()
+    ) -> None:
+        for metric, label in self.labels.items():
+            if item is None:
+                text, level, tip = "–", "none", ""
+            elif metric in pending:
+                text, level, tip = "…", "none", "Scoring the edited item…"
+            else:
+                chip = chip_for(item, metric, settings)
+                text, level, tip = chip.text, chip.level, chip.tooltip
+            label.setText(f"{self.titles[metric]} {text}")
+            label.setToolTip(tip)
+            label.setProperty("level", level)
+            label.setStyleSheet(
+                f"background:{LEVEL_COLORS[level]}; color:#1d1d1d; border-radius:8px;"
+                " padding:2px 8px;"
+            )
+
+    def text(self, metric: str) -> str:
+        return self.labels[metric].text()
+
+
+def metric_title(name: str) -> str:
+    from quizsmith.metrics import registry
+
+    try:
+        return registry.get(name).title or name
+    except QuizsmithError:
+        return name
+
+
+class ItemEditor(QWidget):
+    #: The item as now stored (after save, review or a full re-score).
+    item_changed = Signal(object)
+    #: A live re-score finished for the draft (the draft Item with its new scores).
+    live_scored = Signal(object)
+
+    def __init__(
+        self,
+        bank: ItemBank,
+        settings: Settings,
+        runner: JobRunner,
+        progress: ProgressPanel | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.bank = bank
+        self.settings = settings
+        self.runner = runner
+        self.progress = progress
+        self._live_metrics: list[str] = list(jobs.DEFAULT_LIVE_METRICS)
+        self.item: Item | None = None
+        #: Scores computed for the current text (stored on save).
+        self.fresh_scores: set[str] = set()
+        self.dirty = False
+        self.live_worker: JobWorker | None = None
+        self.live_runs = 0
+        self.stale_cancelled = 0
+        self._pending: list[str] = []
+        self._loading = False
+
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(DEBOUNCE_MS)
+        self.timer.timeout.connect(self.rescore_now)
+
+        self.header = QLabel("No item selected.")
+        self.header.setWordWrap(True)
+        self.chips = ChipRow()
+        self.type_box = QComboBox()
+        self.type_box.addItems(list(ITEM_TYPES))
+        self.difficulty_box = QComboBox()
+        self.difficulty_box.addItems(["", *DIFFICULTIES])
+        self.stem_edit = QPlainTextEdit()
+        self.stem_edit.setPlaceholderText("The question")
+        self.stem_edit.setTabChangesFocus(True)
+        self.stem_edit.setMaximumHeight(80)
+        self.key_edit = QLineEdit()
+        self.key_edit.setPlaceholderText("The correct answer")
+        self.distractor_edit = QPlainTextEdit()
+        self.distractor_edit.setPlaceholderText("Wrong options, one per line")
+        self.distractor_edit.setTabChangesFocus(True)
+        self.distractor_edit.setMaximumHeight(90)
+        self.fact_edit = QPlainTextEdit()
+        self.fact_edit.setPlaceholderText("The sentence(s) of the passage this item tests")
+        self.fact_edit.setTabChangesFocus(True)
+        self.fact_edit.setMaximumHeight(60)
+        self.problems = QLabel("")
+        self.problems.setStyleSheet("color:#a12a1f")
+        self.problems.setWordWrap(True)
+
+        form = QFormLayout()
+        kinds = QHBoxLayout()
+        kinds.addWidget(self.type_box)
+        kinds.addWidget(QLabel("Difficulty"))
+        kinds.addWidget(self.difficulty_box)
+        kinds.addStretch(1)
+        form.addRow("Type", kinds)
+        form.addRow("Question", self.stem_edit)
+        form.addRow("Answer", self.key_edit)
+        form.addRow("Distractors", self.distractor_edit)
+        form.addRow("Target fact", self.fact_edit)
+
+        self.save_button = QPushButton("Save")
+        self.save_button.setShortcut("Ctrl+S")
+        self.score_all_button = QPushButton("Score all")
+        self.score_all_button.setToolTip("Run every metric (incl. MIRROR, EXAM, MRE) and store")
+        self.accept_button = QPushButton("Accept")
+        self.reject_button = QPushButton("Reject")
+        self.review_button = QPushButton("Needs review")
+        self.reason_box = QComboBox()
+        self.reason_box.setEditable(True)
+        self.reason_box.addItems(list(REJECT_REASONS))
+        self.reason_box.setToolTip("Reason recorded with the decision")
+        if (line := self.reason_box.lineEdit()) is not None:
+            line.setPlaceholderText("Reason (for reject)")
+        buttons = QHBoxLayout()
+        for b in (self.save_button, self.score_all_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        decisions = QHBoxLayout()
+        for b in (self.accept_button, self.reject_button, self.review_button):
+            decisions.addWidget(b)
+        decisions.addWidget(self.reason_box, 1)
+
+        self.evidence = QTextBrowser()
+        self.evidence.setOpenExternalLinks(False)
+        self.passage_view = QTextBrowser()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.evidence, "Evidence")
+        self.tabs.addTab(self.passage_view, "Passage")
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.header)
+        layout.addWidget(self.chips)
+        layout.addLayout(form)
+        layout.addWidget(self.problems)
+        layout.addLayout(buttons)
+        layout.addLayout(decisions)
+        layout.addWidget(self.tabs, 1)
+
+        for edit in (self.stem_edit, self.distractor_edit, self.fact_edit):
+            edit.textChanged.connect(self._edited)
+        self.key_edit.textChanged.connect(self._edited)
+        self.type_box.currentTextChanged.connect(self._edited)
+        self.type_box.currentTextChanged.connect(self._type_changed)
+        self.difficulty_box.currentTextChanged.connect(self._edited)
+        self.fact_edit.textChanged.connect(self._show_passage)
+        self.save_button.clicked.connect(self.save)
+        self.score_all_button.clicked.connect(self.score_all)
+        self.accept_button.clicked.connect(lambda: self.decide("accept"))
+        self.reject_button.clicked.connect(lambda: self.decide("reject"))
+        self.review_button.clicked.connect(lambda: self.decide("needs-review"))
+        self.set_item(None)
+
+    @property
+    def live_metrics(self) -> list[str]:
+        return list(self._live_metrics)
+
+    @live_metrics.setter
+    def live_metrics(self, metrics: Sequence[str]) -> None:
+        """Which metrics re-score after each edit; each gets a chip."""
+        self._live_metrics = list(dict.fromkeys(metrics))
+        shown = dict(CHIP_METRICS)
+        extra = [(m, metric_title(m)) for m in self._live_metrics if m not in shown]
+        self.chips.set_metrics([*CHIP_METRICS, *extra])
+        self._refresh()
+
+    # --- loading ----------------------------------------------------------------------------
+    def set_item(self, item: Item | None) -> None:
+        """Show an item (None: nothing). A running live score for the old item is cancelled."""
+        self.timer.stop()
+        self._cancel_live()
+        self.item = copy.deepcopy(item)
+        self.fresh_scores = set()
+        self.dirty = False
+        self._loading = True
+        try:
+            self.stem_edit.setPlainText(item.stem if item else "")
+            self.key_edit.setText(item.key if item else "")
+            self.distractor_edit.setPlainText("\n".join(item.distractors) if item else "")
+            self.fact_edit.setPlainText(item.target_fact if item else "")
+            self.type_box.setCurrentText(item.type if item else "mcq")
+            self.difficulty_box.setCurrentText((item.difficulty or "") if item else "")
+        finally:
+            self._loading = False
+        # A new document: undo must not step back into the previous item.
+        for edit in (self.stem_edit, self.distractor_edit, self.fact_edit):
+            edit.document().clearUndoRedoStacks()
+        enabled = item is not None
+        for w in (
+            self.stem_edit,
+            self.key_edit,
+            self.distractor_edit,
+            self.fact_edit,
+            self.type_box,
+            self.difficulty_box,
+            self.save_button,
+            self.score_all_button,
+            self.accept_button,
+            self.reject_button,
+            self.review_button,
+            self.reason_box,
+        ):
+            w.setEnabled(enabled)
+        self.problems.setText("")
+        self._type_changed(self.type_box.currentText())
+        self._refresh()
+        self._show_passage()
+
+    def _refresh(self) -> None:
+        item = self.item
+        if item is None:
+            self.header.setText("No item selected. Pick one in a list, or generate some.")
+        else:
+            where = f"#{item.id}" if item.id is not None else "new item"
+            self.header.setText(
+                f"<b>Item {where}</b> — {item.status}"
+                + (" — <i>unsaved changes</i>" if self.dirty else "")
+            )
+        self.chips.show_item(item, self.settings, self._pending)
+        self.evidence.setHtml(evidence_html(item) if item else "")
+        self.save_button.setEnabled(item is not None and self.dirty)
+
+    def _show_passage(self) -> None:
+        passage = self.item.passage if self.item else None
+        if passage is None and self.item is not None and self.item.passage_id is not None:
+            try:
+                passage = self.bank.get_passage(self.item.passage_id)
+                self.item.passage = passage
+            except QuizsmithError:
+                passage = None
+        text = passage.text if passage else ""
+        self.passage_view.setHtml(passage_html(text, self.fact_edit.toPlainText()))
+
+    # --- editing and live scores ------------------------------------------------------------
+    def draft(self) -> Item | None:
+        """The item as the fields now describe it (None if nothing is loaded or it is not a
+        valid item yet; `self.problems` then says why)."""
+        if self.item is None:
+            return None
+        kind = self.type_box.currentText()
+        key = self.key_edit.text().strip()
+        distractors = [
+            line.strip() for line in self.distractor_edit.toPlainText().splitlines() if line.strip()
+        ]
+        if kind == "tf":
+            options = [Option(t, t == key, i) for i, t in enumerate(TF_ANSWERS)]
+        elif kind in CHOICE_TYPES:
+            options = Item.make_options(key, distractors)
+        else:
+            options = []
+        try:
+            draft = Item(
+                type=kind,
+                stem=self.stem_edit.toPlainText().strip(),
+                key=key,
+                options=options,
+                target_fact=self.fact_edit.toPlainText().strip(),
+                passage_id=self.item.passage_id,
+                passage=self.item.passage,
+                status=self.item.status,
+                difficulty=self.difficulty_box.currentText() or None,
+                subject=self.item.subject,
+                tags=list(self.item.tags),
+                reference=self.item.reference,
+                provenance=dict(self.item.provenance),
+                flags=list(self.item.flags),
+                scores=dict(self.item.scores),
+                alternatives=list(self.item.alternatives),
+                id=self.item.id,
+                created=self.item.created,
+            )
+        except ValueError as exc:
+            self.problems.setText(str(exc))
+            return None
+        found = draft.problems()
+        if kind == "tf" and key not in TF_ANSWERS:
+            found.append("A true/false item's answer must be True or False.")
+        self.problems.setText(" ".join(found))
+        return None if found else draft
+
+    def _type_changed(self, kind: str) -> None:
+        # Only multiple choice has free distractors (true/false's are fixed).
+        self.distractor_edit.setEnabled(self.item is not None and kind == "mcq")
+
+    def _edited(self) -> None:
+        if self._loading or self.item is None:
+            return
+        self.dirty = True
+        # The old scores describe the old text: drop them until the re-score says otherwise.
+        self.fresh_scores = set()
+        self._pending = list(self._live_metrics)
+        self.timer.start()  # restarts the debounce on every keystroke
+        self._refresh()
+
+    def rescore_now(self) -> None:
+        """Start a live re-score of the draft (cancelling any run still going)."""
+        self.timer.stop()
+        draft = self.draft()
+        self._cancel_live()
+        if draft is None or not self._live_metrics:
+            self._pending = []
+            self._refresh()
+            return
+        self.live_runs += 1
+        worker = self.runner.start(
+            jobs.score_draft_job(draft, self._live_metrics, self.settings, self.bank)
+        )
+        self.live_worker = worker
+        worker.signals.progress.connect(self._live_progress)
+        worker.signals.failed.connect(self._live_failed)
+        worker.signals.done.connect(self._live_done)
+
+    def _cancel_live(self) -> None:
+        if self.live_worker is not None:
+            self.live_worker.cancel()
+            self.stale_cancelled += 1
+            self.live_worker = None
+
+    def _is_current(self) -> bool:
+        return self.live_worker is not None and self.sender() is self.live_worker.signals
+
+    def _live_progress(self, event: object) -> None:
+        if not self._is_current() or self.item is None:
+            return
+        step = getattr(event, "payload", None)
+        if not isinstance(step, ScoredStep):
+            return
+        from quizsmith.metrics.runner import apply_result
+
+        apply_result(self.item, step.result, step.flags)
+        self.fresh_scores.add(step.result.metric)
+        if step.result.metric in self._pending:
+            self._pending.remove(step.result.metric)
+        self._refresh()
+
+    def _live_failed(self, message: str, fix: str) -> None:
+        if self._is_current():
+            self._pending = []
+            self._refresh()
+            show_error(self, message, fix, "Scoring failed")
+
+    def _live_done(self) -> None:
+        if not self._is_current():
+            return
+        self.live_worker = None
+        self._pending = []
+        self._refresh()
+        if self.item is not None:
+            self.live_scored.emit(copy.deepcopy(self.item))
+
+    # --- saving and decisions ---------------------------------------------------------------
+    def save(self) -> bool:
+        draft = self.draft()
+        if draft is None or self.item is None:
+            if self.item is not None:
+                show_error(self, "This item cannot be saved yet.", self.problems.text())
+            return False
+        try:
+            with self.bank.transaction():
+                self.bank.update_item(draft)
+                if draft.id is not None:
+                    for metric in sorted(self.fresh_scores):
+                        result = draft.scores.get(metric)
+                        if result is None:
+                            continue
+                        self.bank.add_score(draft.id, result)
+                        self.bank.set_flags(
+                            draft.id, [f for f in draft.flags if f.metric == metric], metric
+                        )
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return False
+        self.dirty = False
+        self._reload()
+        return True
+
+    def decide(self, decision: str) -> None:
+        if self.item is None or self.item.id is None:
+            return
+        if self.dirty and not self.save():
+            return
+        reason = self.reason_box.currentText().strip() if decision != "accept" else ""
+        try:
+            self.bank.review(self.item.id, decision, reason)
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return
+        self.reason_box.setCurrentIndex(0)
+        self._reload()
+
+    def _reload(self) -> None:
+        if self.item is None or self.item.id is None:
+            return
+        stored = self.bank.get_item(self.item.id)
+        # Keep live scores not yet stored (none after a save) over the stored ones.
+        pending_live = {m: self.item.scores[m] for m in self.fresh_scores if m in self.item.scores}
+        stored.scores.update(pending_live)
+        self.item.status = stored.status
+        self.item.scores = stored.scores
+        self.item.flags = stored.flags
+        self.item.created = stored.created
+        self.fresh_scores = set(pending_live) if self.dirty else set()
+        self._refresh()
+        self.item_changed.emit(stored)
+
+    def score_all(self) -> None:
+        """Every metric on the saved item, stored as it goes (MIRROR/MRE take a while)."""
+        if self.item is None or self.item.id is None:
+            return
+        if self.dirty and not self.save():
+            return
+        worker = self.runner.start(
+            jobs.score_and_store_job(self.bank, [self.item.id], jobs.ALL_METRICS, self.settings)
+        )
+        if self.progress is not None:
+            self.progress.attach(worker, "Scoring with every metric")
+        item_id = self.item.id
+        worker.signals.failed.connect(lambda m, f: show_error(self, m, f, "Scoring failed"))
+        worker.signals.finished.connect(lambda _v: self._after_full_score(item_id))
+
+    def _after_full_score(self, item_id: int) -> None:
+        if self.item is not None and self.item.id == item_id:
+            self._reload()
+        else:
+            self.item_changed.emit(self.bank.get_item(item_id))

@@ -1,0 +1,177 @@
+"""The core jobs the GUI runs in workers, as factories `token -> generator`.
+
+Plain Python over the core API (no Qt), so each job runs unchanged in a worker thread. Jobs
+that write do so through the one ItemBank, which serialises writers and gives each thread
+its own reader (see bank/store.py), so they are safe off the GUI thread.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from quizsmith.bank.store import ItemBank
+from quizsmith.domain import Item, Passage
+from quizsmith.jobs import CancelToken, Progress
+from quizsmith.settings import Settings
+
+JobFactory = Callable[[CancelToken], Generator[Progress, None, Any]]
+#: Metrics run after every edit (fast enough with the bundled models); the rest on request.
+DEFAULT_LIVE_METRICS: tuple[str, ...] = ("naco", "kda")
+ALL_METRICS: tuple[str, ...] = ("naco", "kda", "exam", "mirror", "mre")
+
+
+def metric_context(settings: Settings, token: CancelToken, bank: ItemBank | None) -> Any:
+    from quizsmith.metrics.base import MetricContext
+
+    return MetricContext(
+        settings=settings,
+        cancel=token,
+        expected_complexity=bank.expected_complexity if bank is not None else None,
+    )
+
+
+def score_draft_job(
+    item: Item, metrics: Sequence[str], settings: Settings, bank: ItemBank | None
+) -> JobFactory:
+    """Score an edited, unsaved item (a private copy: the worker never shares the editor's
+    object). Nothing is stored; saving the item stores the scores."""
+    draft = copy.deepcopy(item)
+
+    def job(token: CancelToken) -> Generator[Progress, None, Item]:
+        from quizsmith.metrics.runner import score_items
+
+        ctx = metric_context(settings, token, bank)
+        yield from score_items([draft], list(metrics), ctx)
+        return draft
+
+    return job
+
+
+def score_and_store_job(
+    bank: ItemBank, item_ids: Sequence[int], metrics: Sequence[str], settings: Settings
+) -> JobFactory:
+    """Score bank items and store each result (and the metric's flags) as it arrives, so a
+    cancel keeps what was finished."""
+
+    def job(token: CancelToken) -> Generator[Progress, None, list[Item]]:
+        from quizsmith.metrics.runner import ScoredStep, score_items
+
+        items = bank.get_items(list(item_ids))
+        ctx = metric_context(settings, token, bank)
+        gen = score_items(items, list(metrics), ctx)
+        while True:
+            try:
+                event = next(gen)
+            except StopIteration as stop:
+                return list(stop.value)
+            step = event.payload
+            if isinstance(step, ScoredStep) and step.item.id is not None:
+                with bank.transaction():
+                    bank.add_score(step.item.id, step.result)
+                    bank.set_flags(step.item.id, step.flags, metric=step.result.metric)
+            yield event
+
+    return job
+
+
+@dataclass
+class GeneratedBatch:
+    items: list[Item]
+    shortfall: str | None = None
+
+
+def generate_job(bank: ItemBank, passage: Passage, request: Any, settings: Settings) -> JobFactory:
+    """Generate items for a stored passage; each finished item is added to the bank at once
+    (progress payload: the stored Item), so a cancel keeps the finished ones."""
+
+    def job(token: CancelToken) -> Generator[Progress, None, GeneratedBatch]:
+        # Imported here: generation is heavy to import and must not slow the start-up.
+        try:
+            from quizsmith.generation import generate_items
+        except ImportError as exc:
+            from quizsmith.errors import QuizsmithError
+
+            raise QuizsmithError(
+                f"Question generation is not available in this installation ({exc}).",
+                "Reinstall Quizsmith with `make install`.",
+            ) from exc
+
+        kept: list[Item] = []
+        gen = generate_items(passage, request, settings=settings, cancel=token)
+        while True:
+            try:
+                event = next(gen)
+            except StopIteration as stop:
+                result = stop.value
+                return GeneratedBatch(kept, getattr(result, "shortfall", None))
+            item = getattr(event.payload, "item", None)
+            if isinstance(item, Item):
+                item.passage_id = passage.id
+                item.passage = passage
+                if item.subject is None:
+                    item.subject = passage.subject
+                item.id = bank.add_item(item)
+                kept.append(item)
+                event = Progress(event.message, event.done, event.total, item)
+            yield event
+
+    return job
+
+
+def load_passage_job(path: Path) -> JobFactory:
+    def job(token: CancelToken) -> Generator[Progress, None, Passage]:
+        try:
+            from quizsmith.generation.passages import load_passage
+        except ImportError as exc:
+            from quizsmith.errors import QuizsmithError
+
+            raise QuizsmithError(
+                f"Opening passage files is not available in this installation ({exc}).",
+                "Paste the text instead, or reinstall Quizsmith with `make install`.",
+            ) from exc
+
+        yield Progress(f"Reading {path.name}", 0, 1)
+        token.raise_if_cancelled()
+        passage: Passage = load_passage(path)
+        return passage
+
+    return job
+
+
+def exam_check_job(text: str, items: Sequence[Item], settings: Settings) -> JobFactory:
+    """Grade a handout by the bank questions it lets a Q/A system answer (EXAM, n-EXAM)."""
+    chosen = copy.deepcopy(list(items))
+
+    def job(token: CancelToken) -> Generator[Progress, None, Any]:
+        from quizsmith.metrics.exam import ExamMetric, check_text
+
+        yield Progress("Loading the Q/A models", 0, 1)
+        metric = ExamMetric()
+        ctx = metric_context(settings, token, None)
+        options = ctx.options(metric)
+        solver_set = metric.qa_solvers(ctx, options)
+        if not solver_set.solvers:
+            from quizsmith.errors import QuizsmithError
+
+            reasons = "; ".join(f"{k}: {v}" for k, v in solver_set.skipped.items())
+            raise QuizsmithError(
+                f"No Q/A model is available ({reasons}).",
+                "Check the models in Settings → Models (the 'solvers' role).",
+            )
+        yield Progress(f"Answering {len(chosen)} questions from the text", 0, 1)
+        report = check_text(
+            text,
+            chosen,
+            solver_set.solvers,
+            min_margin=float(options["min_margin"]),
+            min_confidence=float(options["min_confidence"]),
+            check_cancel=token.raise_if_cancelled,
+        )
+        yield Progress("Done", 1, 1)
+        return report
+
+    return job

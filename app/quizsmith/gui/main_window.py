@@ -1,0 +1,470 @@
+"""The main window: passages and quizzes on the left, work in the middle, the item editor on
+the right, the running job (with Cancel) in the status bar."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from quizsmith.bank.store import ItemBank
+from quizsmith.domain import Item, Passage
+from quizsmith.errors import QuizsmithError
+from quizsmith.gui import jobs, prefs
+from quizsmith.gui.browser import BankBrowser
+from quizsmith.gui.item_editor import ItemEditor
+from quizsmith.gui.messages import show_error, show_exception
+from quizsmith.gui.models import (
+    ItemRole,
+    ItemTableModel,
+    PassageListModel,
+    SortableItems,
+    setup_item_view,
+)
+from quizsmith.gui.passage_panel import PASSAGE_SUFFIXES, PassagePanel
+from quizsmith.gui.review_queue import ReviewQueue
+from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
+from quizsmith.jobs import Progress
+from quizsmith.settings import Settings
+
+#: Metrics run by "Score" on several items (MIRROR and MRE are slower: per item, on request).
+BATCH_METRICS = ("naco", "kda", "exam")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, bank: ItemBank, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bank = bank
+        self.settings = settings
+        self.runner = JobRunner(parent=self)
+        self.setWindowTitle(f"Quizsmith — {bank.path.name}")
+        self.resize(1400, 860)
+
+        self.progress = ProgressPanel()
+        self.statusBar().addPermanentWidget(self.progress, 1)
+
+        # Left: passages and quizzes.
+        self.passages = PassageListModel(self)
+        self.passage_list = QListView()
+        self.passage_list.setModel(self.passages)
+        self.passage_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.new_passage_button = QPushButton("New")
+        self.open_passage_button = QPushButton("Open file…")
+        self.quiz_list = QListWidget()
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.addWidget(QLabel("<b>Passages</b>"))
+        side_layout.addWidget(self.passage_list, 2)
+        row = QHBoxLayout()
+        row.addWidget(self.new_passage_button)
+        row.addWidget(self.open_passage_button)
+        side_layout.addLayout(row)
+        quizzes = QLabel("<b>Quizzes</b>")
+        quizzes.setToolTip("Click a quiz to see its items; add items to quizzes in the Bank tab")
+        side_layout.addWidget(quizzes)
+        side_layout.addWidget(self.quiz_list, 1)
+        side.setMinimumWidth(180)
+
+        # Middle: the passage with its items, the review queue, the bank.
+        self.passage_panel = PassagePanel()
+        self.passage_items = ItemTableModel(settings, self)
+        self.passage_proxy = SortableItems(self.passage_items, self)
+        self.items_view = QTableView()
+        self.items_view.setModel(self.passage_proxy)
+        setup_item_view(self.items_view)
+        self.items_view.setSortingEnabled(True)
+        self.items_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.score_items_button = QPushButton("Score items")
+        self.score_items_button.setToolTip("NACo, KDA and EXAM on the selected (or all) items")
+        passage_tab = QSplitter(Qt.Orientation.Vertical)
+        passage_tab.addWidget(self.passage_panel)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        head = QHBoxLayout()
+        head.addWidget(QLabel("<b>Items from this passage</b>"))
+        head.addStretch(1)
+        head.addWidget(self.score_items_button)
+        lower_layout.addLayout(head)
+        lower_layout.addWidget(self.items_view)
+        passage_tab.addWidget(lower)
+        passage_tab.setSizes([380, 420])
+        self.review = ReviewQueue(bank, settings, self.runner)
+        self.browser = BankBrowser(bank, settings, self.runner)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(passage_tab, "Passage")
+        self.tabs.addTab(self.review, "Review queue")
+        self.tabs.addTab(self.browser, "Bank")
+
+        # Right: the item editor.
+        self.editor = ItemEditor(bank, settings, self.runner, self.progress)
+        self.editor.setMinimumWidth(380)
+        self.editor.live_metrics = prefs.live_metrics()
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(side)
+        splitter.addWidget(self.tabs)
+        splitter.addWidget(self.editor)
+        splitter.setSizes([210, 720, 470])
+        splitter.setStretchFactor(1, 1)
+        self.setCentralWidget(splitter)
+        self._build_menus()
+
+        self.passage_list.selectionModel().currentRowChanged.connect(self._passage_chosen)
+        self.new_passage_button.clicked.connect(self.new_passage)
+        self.open_passage_button.clicked.connect(self.open_passage_dialog)
+        self.passage_panel.open_requested.connect(self.open_passage_dialog)
+        self.passage_panel.text_edit.file_dropped.connect(self.open_passage_file)
+        self.passage_panel.generate_requested.connect(self.generate)
+        self.items_view.selectionModel().currentRowChanged.connect(self._passage_item_chosen)
+        self.score_items_button.clicked.connect(self.score_passage_items)
+        self.review.current_item_changed.connect(self.show_item)
+        self.browser.current_item_changed.connect(self.show_item)
+        self.editor.item_changed.connect(self.show_in_lists)
+        self.review.item_changed.connect(self.item_changed)
+        self.browser.items_changed.connect(self._items_changed_ids)
+        self.browser.quizzes_changed.connect(self.reload_quizzes)
+        self.browser.score_requested.connect(self.score_ids)
+        self.quiz_list.itemActivated.connect(self._quiz_chosen)
+        self.quiz_list.itemClicked.connect(self._quiz_chosen)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.reload_all()
+
+    # --- menus ------------------------------------------------------------------------------
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "New passage", self.new_passage, QKeySequence.StandardKey.New)
+        self._action(
+            file_menu, "Open passage file…", self.open_passage_dialog, QKeySequence.StandardKey.Open
+        )
+        self._action(file_menu, "Export…", self.open_export_dialog, "Ctrl+E")
+        file_menu.addSeparator()
+        self._action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
+        tools = self.menuBar().addMenu("&Tools")
+        self._action(tools, "Check a handout (EXAM)…", self.open_exam_dialog)
+        self._action(tools, "Score distribution…", self.open_chart)
+        tools.addSeparator()
+        self._action(tools, "Settings…", self.open_settings_dialog, "Ctrl+,")
+
+    def _action(self, menu: Any, text: str, slot: Any, shortcut: Any = None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    # --- loading ----------------------------------------------------------------------------
+    def reload_all(self) -> None:
+        self.reload_passages()
+        self.reload_quizzes()
+        self.browser.reload_choices()
+
+    def reload_passages(self, select_id: int | None = None) -> None:
+        try:
+            passages = self.bank.passages()
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return
+        self.passages.set_passages(passages)
+        row = self.passages.row_of(select_id) if select_id is not None else -1
+        if row < 0 and passages and self.passage_panel.passage is None and select_id is None:
+            row = 0
+        if row >= 0:
+            self.passage_list.setCurrentIndex(self.passages.index(row, 0))
+
+    def reload_quizzes(self) -> None:
+        self.quiz_list.clear()
+        try:
+            quizzes = self.bank.quizzes()
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return
+        for quiz in quizzes:
+            entry = QListWidgetItem(f"{quiz.name} ({len(quiz.item_ids)})")
+            entry.setData(ItemRole, quiz.id)
+            self.quiz_list.addItem(entry)
+
+    def _tab_changed(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        if widget is self.review:
+            self.review.refresh()
+        elif widget is self.browser:
+            self.browser.reload_choices()
+            self.browser.refresh()
+
+    def _quiz_chosen(self, entry: QListWidgetItem) -> None:
+        quiz_id = entry.data(ItemRole)
+        self.tabs.setCurrentWidget(self.browser)
+        self.browser.show_quiz(int(quiz_id))
+
+    # --- passages ---------------------------------------------------------------------------
+    def _passage_chosen(self, *_args: object) -> None:
+        index = self.passage_list.currentIndex()
+        if not index.isValid():
+            return
+        passage = self.passages.passage_at(index.row())
+        if passage.id == self.passage_panel_id():
+            return
+        self.keep_passage_edits()
+        self.passage_panel.set_passage(passage)
+        self.tabs.setCurrentIndex(0)
+        self.passage_items.set_items(self.items_of_passage(passage.id))
+
+    def items_of_passage(self, passage_id: int | None) -> list[Item]:
+        if passage_id is None:
+            return []
+        with self.bank.reading() as conn:
+            ids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM items WHERE passage_id = ? ORDER BY id", (passage_id,)
+                )
+            ]
+        return self.bank.get_items(ids, with_passages=False)
+
+    def keep_passage_edits(self) -> None:
+        """Store edits of the shown passage before another one replaces it in the editor."""
+        if not self.passage_panel.is_dirty():
+            return
+        edited = self.passage_panel.current()
+        if not edited.text.strip():
+            return
+        try:
+            if edited.id is None:
+                edited.id = self.bank.add_passage(edited)
+            else:
+                self.bank.update_passage(edited)
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return
+        self.passage_panel.passage = edited
+        self.passages.set_passages(self.bank.passages())
+        self.statusBar().showMessage(f"Saved passage “{edited.title or 'untitled'}”.", 5000)
+
+    def new_passage(self) -> None:
+        self.keep_passage_edits()
+        self.passage_list.setCurrentIndex(QModelIndex())  # so choosing it again is a change
+        self.passage_panel.set_passage(None)
+        self.passage_items.set_items([])
+        self.tabs.setCurrentIndex(0)
+        self.passage_panel.text_edit.setFocus()
+
+    def open_passage_dialog(self) -> None:
+        patterns = " ".join(f"*{s}" for s in PASSAGE_SUFFIXES)
+        name, _ = QFileDialog.getOpenFileName(
+            self, "Open a passage", "", f"Passages ({patterns});;All files (*)"
+        )
+        if name:
+            self.open_passage_file(Path(name))
+
+    def open_passage_file(self, path: Path) -> JobWorker:
+        worker = self.runner.start(jobs.load_passage_job(Path(path)))
+        self.progress.attach(worker, f"Reading {Path(path).name}")
+        worker.signals.finished.connect(self._passage_loaded)
+        worker.signals.failed.connect(self._job_failed)
+        return worker
+
+    def _passage_loaded(self, passage: Passage) -> None:
+        try:
+            passage.id = self.bank.add_passage(passage)
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return
+        self.reload_passages(select_id=passage.id)
+        self.passage_panel.set_passage(passage)
+        self.statusBar().showMessage(f"Added passage “{passage.title}”.", 5000)
+
+    def save_passage(self) -> Passage | None:
+        """Store the passage as edited (new, or changed) and return it with its id."""
+        passage = self.passage_panel.current()
+        old = self.passage_panel.passage
+        try:
+            if passage.id is None:
+                passage.id = self.bank.add_passage(passage)
+            elif old is None or (old.text, old.title, old.subject) != (
+                passage.text,
+                passage.title,
+                passage.subject,
+            ):
+                self.bank.update_passage(passage)
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return None
+        self.passage_panel.passage = passage
+        self.reload_passages(select_id=passage.id)
+        return passage
+
+    # --- generation -------------------------------------------------------------------------
+    def generate(self) -> JobWorker | None:
+        from quizsmith.generation.api import GenerationRequest
+
+        panel = self.passage_panel
+        if not panel.text_edit.toPlainText().strip():
+            show_error(self, "There is no passage to ask about.", "Paste or open a passage first.")
+            return None
+        try:
+            request = GenerationRequest(
+                n=panel.count_box.value(),
+                types=panel.types(),
+                difficulty=panel.difficulty(),
+                candidates_per_target=panel.candidates_box.value(),
+                rank=panel.rank_check.isChecked(),
+            )
+        except ValueError as exc:
+            show_error(self, f"Cannot generate: {exc}", "Choose at least one item type.")
+            return None
+        passage = self.save_passage()
+        if passage is None:
+            return None
+        worker = self.runner.start(jobs.generate_job(self.bank, passage, request, self.settings))
+        self.progress.attach(worker, f"Generating {request.n} item(s)")
+        panel.generate_button.setEnabled(False)
+        worker.signals.progress.connect(self._generated_progress)
+        worker.signals.finished.connect(self._generated)
+        worker.signals.failed.connect(self._job_failed)
+        worker.signals.done.connect(lambda: panel.generate_button.setEnabled(bool(panel.types())))
+        return worker
+
+    def _generated_progress(self, event: Progress) -> None:
+        item = event.payload
+        if isinstance(item, Item) and item.passage_id == self.passage_panel_id():
+            self.passage_items.add_items([item])
+
+    def passage_panel_id(self) -> int | None:
+        passage = self.passage_panel.passage
+        return passage.id if passage else None
+
+    def _generated(self, batch: jobs.GeneratedBatch) -> None:
+        note = f"Generated {len(batch.items)} item(s)."
+        if batch.shortfall:
+            note += f" {batch.shortfall}"
+        self.passage_panel.note.setText(note)
+        self.statusBar().showMessage(note, 8000)
+
+    # --- items ------------------------------------------------------------------------------
+    def _passage_item_chosen(self, *_args: object) -> None:
+        index = self.items_view.currentIndex()
+        if index.isValid():
+            self.show_item(self.passage_proxy.item_at(index.row()))
+
+    def show_item(self, item: Item | None) -> None:
+        """Open an item in the editor (fresh from the bank, with its passage). Unsaved edits
+        of the previous item are saved first when they form a valid item."""
+        if self.editor.item is not None and item is not None and self.editor.item.id == item.id:
+            return
+        if self.editor.dirty and self.editor.draft() is not None:
+            self.editor.save()
+        if item is None or item.id is None:
+            self.editor.set_item(item)
+            return
+        try:
+            self.editor.set_item(self.bank.get_item(item.id))
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+
+    def show_in_lists(self, item: Item) -> None:
+        for model in (self.passage_items, self.browser.model):
+            model.replace_item(item)
+        if self.sender() is not self.review:
+            self.review.item_updated(item)
+
+    def item_changed(self, item: Item) -> None:
+        """An item's stored state changed outside the editor: show it everywhere, and in the
+        editor too unless the teacher is editing it."""
+        self.show_in_lists(item)
+        current = self.editor.item
+        if current is not None and current.id == item.id and not self.editor.dirty:
+            self.editor.set_item(self.bank.get_item(int(current.id or 0)))
+
+    def _items_changed_ids(self, ids: list[int]) -> None:
+        for item in self.bank.get_items(ids, with_passages=False):
+            self.item_changed(item)
+
+    def score_passage_items(self) -> None:
+        rows = sorted({i.row() for i in self.items_view.selectionModel().selectedRows()})
+        items = [self.passage_proxy.item_at(r) for r in rows] or self.passage_items.items()
+        self.score_ids([int(i.id) for i in items if i.id is not None])
+
+    def score_ids(self, ids: list[int]) -> JobWorker | None:
+        if not ids:
+            show_error(self, "No items to score.", "Select items or generate some first.")
+            return None
+        worker = self.runner.start(
+            jobs.score_and_store_job(self.bank, ids, BATCH_METRICS, self.settings)
+        )
+        self.progress.attach(worker, f"Scoring {len(ids)} item(s)")
+        worker.signals.progress.connect(self._scored_progress)
+        worker.signals.failed.connect(self._job_failed)
+        return worker
+
+    def _scored_progress(self, event: Progress) -> None:
+        step = event.payload
+        item = getattr(step, "item", None)
+        if isinstance(item, Item) and item.id is not None:
+            with contextlib.suppress(QuizsmithError):
+                self.item_changed(self.bank.get_item(item.id))
+
+    def _job_failed(self, message: str, fix: str) -> None:
+        show_error(self, message, fix)
+
+    # --- dialogs ----------------------------------------------------------------------------
+    def open_exam_dialog(self) -> None:
+        from quizsmith.gui.dialogs import ExamDialog
+
+        ExamDialog(self.bank, self.settings, self.runner, self).open()
+
+    def open_export_dialog(self) -> None:
+        from quizsmith.gui.dialogs import ExportDialog
+
+        ExportDialog(self.bank, self.runner, self).open()
+
+    def open_settings_dialog(self) -> None:
+        from quizsmith.gui.dialogs import SettingsDialog
+
+        dialog = SettingsDialog(self.settings, self.runner, self)
+        dialog.saved.connect(self._settings_saved)
+        dialog.open()
+
+    def _settings_saved(self, settings: Settings, live: list[str]) -> None:
+        self.settings = settings
+        for widget in (self.editor,):
+            widget.settings = settings
+        self.editor.live_metrics = live
+        for model in (self.passage_items, self.browser.model, self.review.model):
+            model.settings = settings
+            model.layoutChanged.emit()
+
+    def open_chart(self) -> None:
+        from quizsmith.gui.chart import ChartDialog
+
+        ChartDialog(self.bank, self).open()
+
+    # --- closing ----------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        self.keep_passage_edits()
+        if self.editor.dirty and self.editor.draft() is not None:
+            self.editor.save()
+        self.editor.timer.stop()
+        self.runner.cancel_all()
+        self.runner.wait(10000)
+        event.accept()

@@ -1,0 +1,229 @@
+"""Qt model/view adapters over core objects (checked with pytest-qt's qtmodeltester)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor
+
+from quizsmith.domain import Item, Passage
+from quizsmith.gui.scores import CHIP_METRICS, LEVEL_COLORS, chip_for
+from quizsmith.settings import Settings
+
+Index = QModelIndex | QPersistentModelIndex
+ItemRole = Qt.ItemDataRole.UserRole
+SortRole = Qt.ItemDataRole.UserRole + 1
+
+_BASE_COLUMNS = ("ID", "Type", "Status", "Question", "Answer")
+_SEVERITY_MARK = {"error": "✖", "warning": "⚠", "info": "ℹ"}
+
+
+class ItemTableModel(QAbstractTableModel):
+    """Rows are core Items; score columns are chips coloured by the metric thresholds."""
+
+    COLUMNS: tuple[str, ...] = (*_BASE_COLUMNS, *(label for _, label in CHIP_METRICS), "Flags")
+    FLAGS_COLUMN = len(COLUMNS) - 1
+
+    def __init__(self, settings: Settings | None = None, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._items: list[Item] = []
+        self.settings = settings
+
+    # --- the adapter's own API --------------------------------------------------------------
+    def set_items(self, items: Sequence[Item]) -> None:
+        self.beginResetModel()
+        self._items = list(items)
+        self.endResetModel()
+
+    def items(self) -> list[Item]:
+        return list(self._items)
+
+    def item_at(self, row: int) -> Item:
+        return self._items[row]
+
+    def row_of(self, item_id: int | None) -> int:
+        for row, item in enumerate(self._items):
+            if item.id == item_id:
+                return row
+        return -1
+
+    def replace_item(self, item: Item) -> bool:
+        """Show the new state of an item already listed; False if it is not listed."""
+        row = self.row_of(item.id)
+        if row < 0:
+            return False
+        self._items[row] = item
+        self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
+        return True
+
+    def add_items(self, items: Sequence[Item]) -> None:
+        if not items:
+            return
+        start = len(self._items)
+        self.beginInsertRows(QModelIndex(), start, start + len(items) - 1)
+        self._items.extend(items)
+        self.endInsertRows()
+
+    def remove_ids(self, ids: set[int]) -> None:
+        for row in reversed(range(len(self._items))):
+            if self._items[row].id in ids:
+                self.beginRemoveRows(QModelIndex(), row, row)
+                del self._items[row]
+                self.endRemoveRows()
+
+    # --- QAbstractTableModel ----------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._items)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(  # noqa: N802
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if role == Qt.ItemDataRole.DisplayRole and horizontal and 0 <= section < len(self.COLUMNS):
+            return self.COLUMNS[section]
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Vertical:
+            return section + 1
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        item = self._items[index.row()]
+        col = index.column()
+        if role == ItemRole:
+            return item
+        chip_col = col - len(_BASE_COLUMNS)
+        if 0 <= chip_col < len(CHIP_METRICS):
+            chip = chip_for(item, CHIP_METRICS[chip_col][0], self.settings)
+            if role == Qt.ItemDataRole.DisplayRole:
+                return chip.text
+            if role == Qt.ItemDataRole.BackgroundRole:
+                return QBrush(QColor(LEVEL_COLORS[chip.level]))
+            if role == Qt.ItemDataRole.ForegroundRole:
+                return QBrush(QColor("#1d1d1d"))
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return chip.tooltip
+            if role == Qt.ItemDataRole.TextAlignmentRole:
+                return int(Qt.AlignmentFlag.AlignCenter)
+            if role == SortRole:
+                score = item.scores.get(CHIP_METRICS[chip_col][0])
+                value = score.value if score is not None and score.scored else None
+                return -1.0 if value is None else float(value)
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(item, col)
+        if role == SortRole:
+            if col == 0:
+                return item.id or 0
+            if col == self.FLAGS_COLUMN:
+                return len(item.flags)
+            return self._text(item, col)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if col == self.FLAGS_COLUMN and item.flags:
+                return "\n".join(f"• {f.message}" for f in item.flags)
+            if col in (3, 4):
+                return self._text(item, col)
+        return None
+
+    @classmethod
+    def _text(cls, item: Item, col: int) -> str:
+        if col == 0:
+            return "" if item.id is None else str(item.id)
+        if col == 1:
+            return item.type
+        if col == 2:
+            return item.status
+        if col == 3:
+            return item.stem
+        if col == 4:
+            return item.key
+        if col == cls.FLAGS_COLUMN:
+            return " ".join(f"{_SEVERITY_MARK.get(f.severity, '•')} {f.code}" for f in item.flags)
+        return ""
+
+
+def setup_item_view(view: Any) -> None:
+    """Column widths for a QTableView of ItemTableModel: the question takes the room."""
+    from PySide6.QtWidgets import QAbstractItemView, QHeaderView
+
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setWordWrap(False)
+    view.verticalHeader().setVisible(False)
+    header = view.horizontalHeader()
+    header.setStretchLastSection(False)
+    widths = {0: 44, 1: 52, 2: 86, 4: 120, ItemTableModel.FLAGS_COLUMN: 150}
+    for col, width in widths.items():
+        view.setColumnWidth(col, width)
+    for col in range(len(_BASE_COLUMNS), ItemTableModel.FLAGS_COLUMN):
+        view.setColumnWidth(col, 66)
+    header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+
+
+class SortableItems(QSortFilterProxyModel):
+    """Sorts by numbers for id and score columns (not by their text)."""
+
+    def __init__(self, source: ItemTableModel, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setSourceModel(source)
+        self.setSortRole(SortRole)
+
+    def item_at(self, row: int) -> Item:
+        source = self.sourceModel()
+        assert isinstance(source, ItemTableModel)
+        return source.item_at(self.mapToSource(self.index(row, 0)).row())
+
+
+class PassageListModel(QAbstractListModel):
+    """The sidebar's passages (title, or the text's first words)."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._passages: list[Passage] = []
+
+    def set_passages(self, passages: Sequence[Passage]) -> None:
+        self.beginResetModel()
+        self._passages = list(passages)
+        self.endResetModel()
+
+    def passage_at(self, row: int) -> Passage:
+        return self._passages[row]
+
+    def row_of(self, passage_id: int | None) -> int:
+        for row, p in enumerate(self._passages):
+            if p.id == passage_id:
+                return row
+        return -1
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._passages)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._passages):
+            return None
+        passage = self._passages[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return passage_label(passage)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return passage.text[:300]
+        if role == ItemRole:
+            return passage
+        return None
+
+
+def passage_label(passage: Passage) -> str:
+    if passage.title.strip():
+        return passage.title.strip()
+    words = passage.text.split()
+    return " ".join(words[:6]) + ("…" if len(words) > 6 else "")

@@ -1,0 +1,255 @@
+"""The review queue: flagged items, worst first, with the reasons; A accepts, R rejects."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from quizsmith.bank.store import ItemBank
+from quizsmith.domain import Item
+from quizsmith.errors import QuizsmithError
+from quizsmith.gui.messages import show_error, show_exception
+from quizsmith.gui.models import ItemTableModel, setup_item_view
+from quizsmith.gui.scores import SEVERITY_WEIGHT, accept_estimates, worst_first
+from quizsmith.gui.worker import JobFactory, JobRunner, JobWorker
+from quizsmith.jobs import CancelToken, Progress
+from quizsmith.settings import Settings
+
+#: Items still waiting for a decision.
+OPEN_STATUSES = ("draft", "needs-review")
+
+
+def replace_with_alternative(item: Item, index: int) -> Item:
+    """The item with alternative `index` swapped in; the old content becomes an alternative,
+    so the swap can be undone the same way. Id, passage, status and tags stay."""
+    alt = item.alternatives[index]
+    old = Item(
+        type=item.type,
+        stem=item.stem,
+        key=item.key,
+        options=list(item.options),
+        target_fact=item.target_fact,
+        difficulty=item.difficulty,
+        reference=item.reference,
+        provenance=dict(item.provenance),
+        flags=list(item.flags),
+        scores=dict(item.scores),
+    )
+    others = [a for i, a in enumerate(item.alternatives) if i != index]
+    return Item(
+        type=alt.type,
+        stem=alt.stem,
+        key=alt.key,
+        options=list(alt.options),
+        target_fact=alt.target_fact or item.target_fact,
+        passage_id=item.passage_id,
+        passage=item.passage,
+        status=item.status,
+        difficulty=alt.difficulty or item.difficulty,
+        subject=item.subject,
+        tags=list(item.tags),
+        reference=item.reference,
+        provenance={**item.provenance, **alt.provenance},
+        flags=list(alt.flags),
+        scores=dict(alt.scores),
+        alternatives=[old, *others],
+        id=item.id,
+        created=item.created,
+    )
+
+
+def queue_job(bank: ItemBank) -> JobFactory:
+    def job(token: CancelToken) -> Generator[Progress, None, tuple[list[Item], dict[int, float]]]:
+        yield Progress("Loading the review queue", 0, 1)
+        items = bank.search(status=list(OPEN_STATUSES), flagged=True, limit=1000)
+        token.raise_if_cancelled()
+        estimates = accept_estimates(items)
+        return worst_first(items, estimates), estimates
+
+    return job
+
+
+class ReviewQueue(QWidget):
+    current_item_changed = Signal(object)  # Item | None
+    #: An item's stored state changed here (decided or replaced).
+    item_changed = Signal(object)
+
+    #: A refresh finished and the list shows its result.
+    refreshed = Signal()
+
+    def __init__(
+        self,
+        bank: ItemBank,
+        settings: Settings,
+        runner: JobRunner | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.bank = bank
+        self.runner = runner or JobRunner(parent=self)
+        self.estimates: dict[int, float] = {}
+        self._query: JobWorker | None = None
+        self.model = ItemTableModel(settings, self)
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        setup_item_view(self.view)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.reasons = QLabel("")
+        self.reasons.setWordWrap(True)
+        self.count_label = QLabel("")
+        self.accept_button = QPushButton("Accept (A)")
+        self.reject_button = QPushButton("Reject (R)")
+        self.alt_box = QComboBox()
+        self.alt_box.setMinimumWidth(240)
+        self.replace_button = QPushButton("Replace with alternative")
+        self.refresh_button = QPushButton("Refresh")
+        row = QHBoxLayout()
+        row.addWidget(self.count_label)
+        row.addStretch(1)
+        for w in (
+            self.accept_button,
+            self.reject_button,
+            self.alt_box,
+            self.replace_button,
+            self.refresh_button,
+        ):
+            row.addWidget(w)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.reasons)
+
+        for key, decision in (("A", "accept"), ("R", "reject")):
+            shortcut = QShortcut(QKeySequence(key), self.view)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(lambda d=decision: self.decide(d))
+        self.accept_button.clicked.connect(lambda: self.decide("accept"))
+        self.reject_button.clicked.connect(lambda: self.decide("reject"))
+        self.replace_button.clicked.connect(self.replace_current)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.view.selectionModel().currentRowChanged.connect(self._current_changed)
+
+    def refresh(self) -> JobWorker:
+        """Reload the queue in a worker (the bank query and the overall estimate)."""
+        if self._query is not None:
+            self._query.cancel()
+        self.count_label.setText("Loading…")
+        worker = self.runner.start(queue_job(self.bank))
+        self._query = worker
+        worker.signals.finished.connect(self._loaded)
+        worker.signals.failed.connect(self._failed)
+        return worker
+
+    def _failed(self, message: str, fix: str) -> None:
+        if self._query is not None and self.sender() is self._query.signals:
+            self._query = None
+            self.count_label.setText("")
+            show_error(self, message, fix)
+
+    def _loaded(self, outcome: tuple[list[Item], dict[int, float]]) -> None:
+        if self._query is None or self.sender() is not self._query.signals:
+            return  # a newer refresh is on its way
+        self._query = None
+        items, self.estimates = outcome
+        current = self.current_item()
+        self.model.set_items(items)
+        self.count_label.setText(f"{len(items)} item(s) to review, worst first")
+        row = self.model.row_of(current.id) if current else -1
+        self.select_row(row if row >= 0 else 0)
+        self.refreshed.emit()
+
+    def select_row(self, row: int) -> None:
+        if self.model.rowCount() == 0:
+            self._current_changed()
+            return
+        row = max(0, min(row, self.model.rowCount() - 1))
+        self.view.selectRow(row)
+        self.view.setCurrentIndex(self.model.index(row, 0))
+
+    def current_item(self) -> Item | None:
+        index = self.view.currentIndex()
+        if not index.isValid() or index.row() >= self.model.rowCount():
+            return None
+        return self.model.item_at(index.row())
+
+    def _current_changed(self, *_args: object) -> None:
+        item = self.current_item()
+        if item is None:
+            self.reasons.setText("Nothing to review." if self.model.rowCount() == 0 else "")
+        else:
+            lines = [f"<b>{f.severity}</b>: {f.message}" for f in item.flags]
+            estimate = self.estimates.get(item.id or 0)
+            if estimate is not None:
+                lines.append(f"Estimated chance a teacher accepts it: {estimate:.0%}")
+            self.reasons.setText("<br>".join(lines))
+        self.alt_box.clear()
+        for alt in item.alternatives if item else []:
+            self.alt_box.addItem(alt.stem[:80])
+        has_alt = bool(item and item.alternatives)
+        self.alt_box.setEnabled(has_alt)
+        self.replace_button.setEnabled(has_alt)
+        self.current_item_changed.emit(item)
+
+    def item_updated(self, item: Item) -> None:
+        """An item changed elsewhere: decided items leave the queue, others are redrawn."""
+        if item.status not in OPEN_STATUSES:
+            current = self.current_item()
+            was_current = current is not None and current.id == item.id
+            row = self.view.currentIndex().row()
+            self.model.remove_ids({int(item.id or 0)})
+            self.count_label.setText(f"{self.model.rowCount()} item(s) to review, worst first")
+            if was_current:
+                self.select_row(row)
+        else:
+            self.model.replace_item(item)
+
+    def decide(self, decision: str) -> None:
+        item = self.current_item()
+        if item is None or item.id is None:
+            return
+        row = self.view.currentIndex().row()
+        # One key, no dialog: the worst flag is the recorded reason for a reject.
+        worst = max(item.flags, key=lambda f: SEVERITY_WEIGHT.get(f.severity, 1.0), default=None)
+        reason = worst.message if worst is not None else ""
+        try:
+            self.bank.review(item.id, decision, reason if decision == "reject" else "")
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return
+        self.model.remove_ids({item.id})
+        self.count_label.setText(f"{self.model.rowCount()} item(s) to review, worst first")
+        self.item_changed.emit(self.bank.get_item(item.id))
+        self.select_row(row)
+
+    def replace_current(self) -> None:
+        item = self.current_item()
+        index = self.alt_box.currentIndex()
+        if item is None or item.id is None or index < 0:
+            return
+        try:
+            full = self.bank.get_item(item.id)
+            swapped = replace_with_alternative(full, index)
+            with self.bank.transaction():
+                self.bank.update_item(swapped)
+                for result in swapped.scores.values():
+                    self.bank.add_score(item.id, result)
+                self.bank.set_flags(item.id, swapped.flags)
+            stored = self.bank.get_item(item.id)
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return
+        self.model.replace_item(stored)
+        self._current_changed()
+        self.item_changed.emit(stored)

@@ -1,0 +1,139 @@
+"""Score chips and review ranking: what each metric's number means at a glance.
+
+Plain Python (no Qt), so the rules are easy to test. A chip's level comes from the metric's
+own flag thresholds (its `defaults`, overridden by the teacher's settings), so the colours
+agree with the review reasons the metric raises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from quizsmith.domain import Item, ScoreResult
+from quizsmith.settings import Settings
+
+#: Chip columns of the item tables, in order: (metric, short label).
+CHIP_METRICS: tuple[tuple[str, str], ...] = (
+    ("naco", "NACo"),
+    ("kda", "KDA"),
+    ("exam", "EXAM"),
+    ("mirror", "MIRROR"),
+)
+LEVELS = ("good", "ok", "bad", "none")
+#: Chip colours (background) per level.
+LEVEL_COLORS = {"good": "#cdeccf", "ok": "#fbe7b5", "bad": "#f6c4c0", "none": "#e4e4e4"}
+SEVERITY_WEIGHT = {"error": 3.0, "warning": 2.0, "info": 0.5}
+
+
+@dataclass(frozen=True)
+class Chip:
+    metric: str
+    text: str
+    level: str
+    tooltip: str
+
+
+def metric_options(metric: str, settings: Settings | None) -> dict[str, Any]:
+    """A metric's defaults with the teacher's [metrics.<name>] settings on top."""
+    from quizsmith.errors import ConfigError
+    from quizsmith.metrics import registry
+
+    try:
+        merged = dict(registry.get(metric).defaults)
+    except ConfigError:
+        merged = {}
+    user = (settings.metrics if settings else {}).get(metric, {})
+    if isinstance(user, dict):
+        merged.update(user)
+    return merged
+
+
+def chip_for(item: Item, metric: str, settings: Settings | None = None) -> Chip:
+    result = item.scores.get(metric)
+    if result is None:
+        return Chip(metric, "–", "none", "Not scored yet.")
+    if not result.scored:
+        return Chip(metric, "n/s", "none", f"Not scored: {result.not_scored_reason}")
+    return Chip(
+        metric,
+        chip_text(metric, result),
+        _level(item, metric, result, settings),
+        _tooltip(item, metric, result),
+    )
+
+
+def chip_text(metric: str, result: ScoreResult) -> str:
+    value = result.value if result.value is not None else 0.0
+    if metric == "exam":
+        return "yes" if value >= 1.0 else "no"
+    if metric == "mirror" and "mean" in result.values:
+        return f"{float(result.values['mean']):.1f}/5"
+    return f"{value:.2f}"
+
+
+def _level(item: Item, metric: str, result: ScoreResult, settings: Settings | None) -> str:
+    value = float(result.value or 0.0)
+    opts = metric_options(metric, settings)
+    severities = {f.severity for f in item.flags if f.metric == metric}
+    if metric == "kda":
+        if value < float(opts.get("weak_below", 0.3)):
+            return "bad"
+        if value >= float(opts.get("good_from", 0.8)) and not severities - {"info"}:
+            return "good"
+        return "ok"
+    if metric == "naco" and value <= 0.0:
+        return "bad"
+    if metric == "exam":
+        return "good" if value >= 1.0 else "bad"
+    if "error" in severities:
+        return "bad"
+    if "warning" in severities:
+        return "ok"
+    return "good"
+
+
+def _tooltip(item: Item, metric: str, result: ScoreResult) -> str:
+    lines = [f"{metric.upper()} {result.value:.3f}" if result.value is not None else metric]
+    lines += [f"• {f.message}" for f in item.flags if f.metric == metric]
+    return "\n".join(lines)
+
+
+def badness(item: Item, p_accept: float | None = None) -> float:
+    """How urgently an item needs a look: flag severities, then how unlikely a teacher is to
+    accept it (the overall estimate when there is one, else its low scores). Higher first."""
+    flags = sum(SEVERITY_WEIGHT.get(f.severity, 1.0) for f in item.flags)
+    if p_accept is not None:
+        return flags + (1.0 - p_accept)
+    scored = [
+        float(s.value)
+        for name, s in item.scores.items()
+        if s.scored and s.value is not None and name in dict(CHIP_METRICS)
+    ]
+    # Low scores add up to one severity step; an unscored item sorts after scored equals.
+    weak = (1.0 - sum(scored) / len(scored)) if scored else 0.0
+    return flags + weak
+
+
+def worst_first(items: list[Item], p_accept: dict[int, float] | None = None) -> list[Item]:
+    estimates = p_accept or {}
+    return sorted(items, key=lambda i: (-badness(i, estimates.get(i.id or 0)), i.id or 0))
+
+
+def accept_estimates(items: list[Item]) -> dict[int, float]:
+    """The overall model's probability that a teacher accepts each item (KDA paper 4.3),
+    for the items with enough metric scores; {} when the model is unavailable."""
+    try:
+        from quizsmith.evaluation.overall import OverallModel
+
+        model = OverallModel.load()
+    except Exception:  # optional: no model, or its libraries missing, means no estimate
+        return {}
+    found = {}
+    for item in items:
+        if item.id is None:
+            continue
+        result = model.predict(item)
+        if result.scored and result.value is not None:
+            found[item.id] = float(result.value)
+    return found

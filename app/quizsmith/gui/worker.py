@@ -1,0 +1,180 @@
+"""Run a core generator job in the thread pool and turn its yields into Qt signals.
+
+A job is any callable returning a generator of `Progress` (see quizsmith.jobs). The worker
+runs it on a QThreadPool thread; each yield becomes `progress(Progress)`, the generator's
+return value `finished(value)`, a QuizsmithError `failed(message, fix)`, a cancel (the token
+set, or CancelledError) `cancelled()`. Signals are queued to the receiver's thread, so slots
+run on the GUI thread and never touch widgets from the worker.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Generator
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from quizsmith.errors import CancelledError, QuizsmithError
+from quizsmith.jobs import CancelToken, Progress
+
+log = logging.getLogger(__name__)
+
+JobFactory = Callable[[CancelToken], Generator[Progress, None, Any]]
+
+
+class WorkerSignals(QObject):
+    progress = Signal(object)  # Progress
+    finished = Signal(object)  # the job's return value
+    failed = Signal(str, str)  # message, fix
+    cancelled = Signal()
+    #: Emitted last, whatever the outcome: lets owners forget the worker.
+    done = Signal()
+
+
+class JobWorker(QRunnable):
+    """One run of one job. `cancel()` sets the token; the job stops at its next check."""
+
+    def __init__(self, job: JobFactory, token: CancelToken | None = None) -> None:
+        super().__init__()
+        self.job = job
+        self.token = token or CancelToken()
+        self.signals = WorkerSignals()
+        # Python owns the runnable (we keep a reference while it runs); Qt must not delete it.
+        self.setAutoDelete(False)
+        self.outcome: str = "pending"
+
+    def cancel(self) -> None:
+        self.token.cancel()
+
+    def run(self) -> None:
+        signals = self.signals
+        try:
+            gen = self.job(self.token)
+            while True:
+                if self.token.cancelled:
+                    gen.close()
+                    raise CancelledError("Cancelled.", "")
+                try:
+                    event = next(gen)
+                except StopIteration as stop:
+                    value = stop.value
+                    break
+                signals.progress.emit(event)
+        except CancelledError:
+            self.outcome = "cancelled"
+            signals.cancelled.emit()
+        except QuizsmithError as exc:
+            self.outcome = "failed"
+            signals.failed.emit(exc.message, exc.fix)
+        except Exception as exc:  # an unexpected error: crash log, message with its path
+            from quizsmith.crash import write_crash_log
+
+            self.outcome = "failed"
+            try:
+                path = write_crash_log(exc)
+                where = f"Details were saved to {path}."
+            except Exception:  # the log folder itself may be the problem
+                log.exception("could not write a crash log")
+                where = "No crash log could be written."
+            signals.failed.emit(
+                f"Unexpected error ({type(exc).__name__}).",
+                f"{where} Please report it; your bank is unchanged by the failed step.",
+            )
+        else:
+            self.outcome = "finished"
+            signals.finished.emit(value)
+        finally:
+            signals.done.emit()
+
+
+class JobRunner(QObject):
+    """Starts workers on a pool and keeps them alive until they end (PySide would otherwise
+    garbage-collect a running runnable's signals)."""
+
+    def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        if pool is None:
+            # Our own pool, wider than the core count: model jobs mostly wait in native code,
+            # and a quick job (reading a file) must not queue behind two long scoring runs.
+            pool = QThreadPool(self)
+            pool.setMaxThreadCount(max(4, QThreadPool.globalInstance().maxThreadCount()))
+            # Threads never expire: the bank opens one reader connection per thread, so
+            # long-lived threads keep that count bounded.
+            pool.setExpiryTimeout(-1)
+        self.pool = pool
+        self.running: dict[WorkerSignals, JobWorker] = {}
+
+    def start(self, job: JobFactory, token: CancelToken | None = None) -> JobWorker:
+        """Create the worker and start it on the next turn of the event loop.
+
+        Connect to `worker.signals` right after this call returns. Starting later is what
+        makes that safe: a signal reaches only the slots connected when it is emitted, and
+        a quick job (a search) could otherwise finish before its caller had connected."""
+        worker = JobWorker(job, token)
+        self.running[worker.signals] = worker
+        # Bound methods of QObjects (not lambdas): Qt then queues the call to our thread.
+        worker.signals.done.connect(self._forget)
+        QTimer.singleShot(0, self, lambda: self.pool.start(worker))
+        return worker
+
+    def _forget(self) -> None:
+        self.running.pop(self.sender(), None)  # type: ignore[call-overload]
+
+    def cancel_all(self) -> None:
+        for worker in list(self.running.values()):
+            worker.cancel()
+
+    def wait(self, msecs: int = 30000) -> bool:
+        """Wait for the started workers (a worker whose start is still queued never runs
+        if the event loop does not turn again, e.g. after the app has quit)."""
+        return self.pool.waitForDone(msecs)
+
+
+class ProgressPanel(QWidget):
+    """A progress bar, its message and a Cancel button for one job at a time."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel("")
+        self.bar = QProgressBar()
+        self.bar.setMaximumWidth(220)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the running job; finished steps are kept.")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.cancel_button)
+        self.worker: JobWorker | None = None
+        self.cancel_button.clicked.connect(self.cancel)
+        self.setVisible(False)
+
+    def attach(self, worker: JobWorker, title: str) -> None:
+        self.worker = worker
+        self.label.setText(title)
+        self.bar.setRange(0, 0)  # busy until the first event says how far along it is
+        self.cancel_button.setEnabled(True)
+        self.setVisible(True)
+        worker.signals.progress.connect(self._on_progress)
+        worker.signals.done.connect(self._on_done)
+
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+            self.label.setText("Cancelling…")
+            self.cancel_button.setEnabled(False)
+
+    def _on_progress(self, event: Progress) -> None:
+        if self.worker is None or self.sender() is not self.worker.signals:
+            return
+        self.label.setText(event.message)
+        if event.total:
+            self.bar.setRange(0, event.total)
+            self.bar.setValue(min(event.done, event.total))
+
+    def _on_done(self) -> None:
+        if self.worker is not None and self.sender() is self.worker.signals:
+            self.worker = None
+            self.setVisible(False)

@@ -1,0 +1,66 @@
+"""The editor and the handout check on the real bundled models (one thread each)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from quizsmith.bank.store import ItemBank
+
+from .test_main_window import select_item
+
+pytestmark = pytest.mark.slow
+
+
+def test_live_naco_rescore_with_the_bundled_model(
+    window: Any, qtbot: Any, bank: ItemBank, sample: dict[str, int]
+) -> None:
+    editor = window.editor
+    editor.live_metrics = ["naco", "kda"]  # the default live metrics
+    select_item(window, qtbot, sample["warning"])
+    before = editor.chips.text("naco")
+    editor.stem_edit.setPlainText("Which gas do plants release during photosynthesis?")
+    assert editor.chips.text("naco") == "NACo …"
+    qtbot.waitUntil(lambda: editor.live_runs == 1 and editor.live_worker is None, timeout=240_000)
+    after = editor.chips.text("naco")
+    assert after != "NACo …" and after != before
+    result = editor.item.scores["naco"]
+    # A real verdict: a number in range with the model's reasoning, or a stated reason.
+    if result.scored:
+        assert 0.0 <= result.value <= 1.0
+        assert "answer" in result.evidence
+        assert "Model's answer" in editor.evidence.toHtml()
+    else:
+        assert result.not_scored_reason
+    kda = editor.item.scores["kda"]
+    assert kda.scored or kda.not_scored_reason
+    assert editor.chips.text("kda") != "KDA …"
+    assert editor.save()
+    assert bank.score_history(sample["warning"], "naco")[-1].created == result.created
+
+
+def test_handout_check_with_the_bundled_models(
+    qtbot: Any, bank: ItemBank, settings: Any, sample: dict[str, int]
+) -> None:
+    from quizsmith.gui.dialogs import ExamDialog
+    from quizsmith.gui.worker import JobRunner
+
+    bank.review(sample["good"], "accept")
+    bank.review(sample["warning"], "accept")
+    dialog = ExamDialog(bank, settings, JobRunner())
+    qtbot.addWidget(dialog)
+    dialog.text_edit.setPlainText(
+        "Plants make their food by photosynthesis in the chloroplasts, using light, water and "
+        "carbon dioxide. They release oxygen."
+    )
+    worker = dialog.check()
+    assert worker is not None
+    with qtbot.waitSignal(worker.signals.done, timeout=480_000):
+        pass
+    assert worker.outcome == "finished"
+    report = dialog.report
+    assert report.n == 2 and 0.0 <= report.exam <= 1.0
+    html = dialog.result_view.toHtml()
+    assert "EXAM" in html and "n-EXAM" in html
+    assert len(report.failed) == report.n - report.n_correct
