@@ -18,9 +18,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Starts the app. Until the desktop app lands this runs the headless demo.
+# Starts the desktop app. `quizsmith gui` exits with status 3 when there is no display
+# (gui/app.py NO_DISPLAY_EXIT); the headless demo then runs instead. Other statuses pass on.
 run: install
-	$(BIN)/quizsmith demo
+	$(BIN)/quizsmith gui; rc=$$?; \
+	if [ $$rc -eq 3 ]; then $(BIN)/quizsmith demo; else exit $$rc; fi
 
 demo: install
 	$(BIN)/quizsmith demo
@@ -40,6 +42,8 @@ bench: install
 	$(BIN)/python bench/scaling.py
 	$(BIN)/python bench/bank.py
 	$(BIN)/python bench/metrics.py
+	$(BIN)/python bench/generation.py
+	$(BIN)/python bench/gui.py
 	$(BIN)/python bench/report.py
 
 clean:
