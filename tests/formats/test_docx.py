@@ -93,6 +93,22 @@ def test_the_same_seed_gives_the_same_order_and_a_new_seed_is_recorded(
     assert _questions(picked.path) == _questions(again.path)
 
 
+def test_sheet_and_key_exported_separately_without_a_seed_agree(
+    items: list[Item], tmp_path: Path
+) -> None:
+    # A teacher exports the student sheet, then the answer key, of the same items.
+    sheet = export_items(items, "docx", tmp_path / "sheet.docx")
+    key = export_items(items, "docx-key", tmp_path / "key.docx")
+    reordered = export_items(list(reversed(items)), "csv", tmp_path / "items.csv")
+    assert sheet.seed == key.seed == reordered.seed  # fixed by which items, not their order
+    other_form = export_items(items, "docx", tmp_path / "other.docx", ExportOptions(seed=1))
+    assert other_form.seed != sheet.seed
+    rows = [[c.text for c in row.cells] for row in Document(str(key.path)).tables[0].rows[1:]]
+    for (_, letter, _), item, (_, options) in zip(rows, items, _questions(sheet.path), strict=True):
+        if item.type in ("mcq", "tf"):
+            assert f"{letter}. {item.key}" in options
+
+
 def test_teacher_report_shows_scores_flags_and_review(items: list[Item], tmp_path: Path) -> None:
     from quizsmith.domain import Review
 

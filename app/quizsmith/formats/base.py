@@ -10,9 +10,9 @@ items (`read`) before anything touches the bank, so a malformed file imports not
 from __future__ import annotations
 
 import os
+import hashlib
 import random
 import re
-import secrets
 import tempfile
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -144,7 +144,7 @@ class Exporter(Format):
         options: ExportOptions | None = None,
     ) -> ExportResult:
         opts = options or ExportOptions()
-        seed = opts.seed if opts.seed is not None else new_seed()
+        seed = opts.seed if opts.seed is not None else selection_seed(items)
         result = ExportResult(Path(path), self.name, seed=seed)
         with atomic_path(Path(path)) as tmp:
             self.write(list(items), tmp, opts, result)
@@ -173,8 +173,13 @@ class Importer(Format):
         raise NotImplementedError
 
 
-def new_seed() -> int:
-    return secrets.randbelow(1_000_000)
+def selection_seed(items: Sequence[Item]) -> int:
+    """The default shuffle seed: fixed by which items are exported, so a teacher who exports
+    the student sheet and then the answer key of the same selection gets letters that match
+    without having to pass --seed. A different --seed makes another form of the same quiz."""
+    identities = sorted(str(it.id if it.id is not None else it.stem) for it in items)
+    digest = hashlib.sha256("\x1f".join(identities).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % 1_000_000
 
 
 def shuffled_options(item: Item, seed: int) -> list[Option]:
