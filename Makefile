@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test lint bench clean
+.PHONY: install run demo test lint bench clean package
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,5 +49,8 @@ bench: install
 clean:
 	rm -rf $(VENV) quizsmith-demo .pytest_cache .mypy_cache .ruff_cache
 
+# The one-folder desktop build in dist/quizsmith/, then a start of it offscreen.
 package: install
+	$(BIN)/pip install -e '.[package]'
 	bash packaging/build.sh
+	bash packaging/smoke_test.sh
