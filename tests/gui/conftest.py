@@ -17,6 +17,11 @@ from typing import Any, ClassVar
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":
+    # A desktop-sized screen (the plugin's default is 800x800): Qt fits restored window
+    # geometry to the screen, and the main window is wider than 800 pixels.
+    screen = Path(__file__).with_name("offscreen-screen.json")
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={screen}"
 
 from quizsmith.bank.store import ItemBank
 from quizsmith.domain import Flag, Item, Passage, ScoreResult

@@ -263,6 +263,24 @@ def _alternatives(db: Database) -> None:
     )
 
 
+@_migration("0005_drafts")
+def _drafts(db: Database) -> None:
+    _run(
+        db,
+        [
+            # An editor's unsaved edits of an item, autosaved so that closing the app (or a
+            # crash) does not lose them. Kept apart from the item: the stored item, its scores
+            # and exports stay what the teacher last saved, and a half-typed edit need not be
+            # a valid item. JSON, not columns: only the editor reads it back.
+            """CREATE TABLE item_drafts (
+                item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+                fields TEXT NOT NULL CHECK (json_valid(fields)),
+                saved TEXT NOT NULL
+            )""",
+        ],
+    )
+
+
 def known_names() -> list[str]:
     return list(_names)
 

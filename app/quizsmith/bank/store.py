@@ -15,6 +15,7 @@ BankError with a fix, never as a traceback.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -438,6 +439,34 @@ class ItemBank:
     def reviews(self, item_id: int) -> list[Review]:
         with self.reading() as conn:
             return records.load_reviews(conn, [item_id])[item_id]
+
+    # --- editor drafts ------------------------------------------------------------------
+
+    def save_draft(self, item_id: int, fields: Mapping[str, object]) -> str:
+        """Keep an editor's unsaved edits of an item (JSON-able field values), replacing the
+        previous draft; returns the time stored. The item itself is not changed."""
+        saved = utc_now()
+        text = json.dumps(dict(fields), ensure_ascii=False, sort_keys=True)
+        with self.transaction() as conn:
+            self._require_item(conn, item_id)
+            conn.execute(
+                "INSERT OR REPLACE INTO item_drafts (item_id, fields, saved) VALUES (?, ?, ?)",
+                (item_id, text, saved),
+            )
+        return saved
+
+    def get_draft(self, item_id: int) -> tuple[dict[str, object], str] | None:
+        """The unsaved edits kept for an item and when they were stored, or None."""
+        with self.reading() as conn:
+            row = conn.execute(
+                "SELECT fields, saved FROM item_drafts WHERE item_id = ?", (item_id,)
+            ).fetchone()
+        return (dict(json.loads(row[0])), str(row[1])) if row else None
+
+    def delete_draft(self, item_id: int) -> None:
+        """Forget an item's unsaved edits (after a save, or when the teacher discards them)."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM item_drafts WHERE item_id = ?", (item_id,))
 
     def _require_item(self, conn: sqlite3.Connection, item_id: int) -> None:
         if conn.execute("SELECT 1 FROM items WHERE id = ?", (item_id,)).fetchone() is None:

@@ -4,11 +4,17 @@ Every edit restarts an ~800 ms debounce timer; when it fires, the live metrics r
 copy of the draft in a worker, and the token of any run still going is cancelled first, so
 a stale result is never shown. Saving writes the content through `ItemBank.update_item` and
 the scores computed for exactly that content through `add_score`/`set_flags`.
+
+Unsaved edits are kept as a draft beside the item (`ItemBank.save_draft`) a short while
+after typing stops, so that closing the app or a crash loses nothing; opening the item again
+brings the draft back. The item itself changes only on Save, so its stored scores and its
+exports always describe the text the teacher saved.
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -37,7 +43,11 @@ from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
 from quizsmith.metrics.runner import ScoredStep
 from quizsmith.settings import Settings
 
+log = logging.getLogger(__name__)
+
 DEBOUNCE_MS = 800
+#: Quiet time after the last keystroke before unsaved edits are written to the bank.
+AUTOSAVE_MS = 1500
 REJECT_REASONS = (
     "",
     "Not answerable from the passage",
@@ -144,6 +154,12 @@ class ItemEditor(QWidget):
         self.timer.setSingleShot(True)
         self.timer.setInterval(DEBOUNCE_MS)
         self.timer.timeout.connect(self.rescore_now)
+        self.draft_timer = QTimer(self)
+        self.draft_timer.setSingleShot(True)
+        self.draft_timer.setInterval(AUTOSAVE_MS)
+        self.draft_timer.timeout.connect(self.keep_draft)
+        #: When the shown unsaved edits were last written as a draft ("" if not yet).
+        self.draft_saved = ""
 
         self.header = QLabel("No item selected.")
         self.header.setWordWrap(True)
@@ -189,14 +205,21 @@ class ItemEditor(QWidget):
         self.accept_button = QPushButton("Accept")
         self.reject_button = QPushButton("Reject")
         self.review_button = QPushButton("Needs review")
+        self.discard_button = QPushButton("Discard changes")
+        self.discard_button.setToolTip("Go back to the item as last saved")
         self.reason_box = QComboBox()
         self.reason_box.setEditable(True)
         self.reason_box.addItems(list(REJECT_REASONS))
         self.reason_box.setToolTip("Reason recorded with the decision")
+        # Sized by a short text, not the longest reason: the editor must fit beside the lists.
+        self.reason_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.reason_box.setMinimumContentsLength(10)
         if (line := self.reason_box.lineEdit()) is not None:
             line.setPlaceholderText("Reason (for reject)")
         buttons = QHBoxLayout()
-        for b in (self.save_button, self.score_all_button):
+        for b in (self.save_button, self.discard_button, self.score_all_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         decisions = QHBoxLayout()
@@ -228,6 +251,7 @@ class ItemEditor(QWidget):
         self.difficulty_box.currentTextChanged.connect(self._edited)
         self.fact_edit.textChanged.connect(self._show_passage)
         self.save_button.clicked.connect(self.save)
+        self.discard_button.clicked.connect(self.discard)
         self.score_all_button.clicked.connect(self.score_all)
         self.accept_button.clicked.connect(lambda: self.decide("accept"))
         self.reject_button.clicked.connect(lambda: self.decide("reject"))
@@ -251,20 +275,25 @@ class ItemEditor(QWidget):
     def set_item(self, item: Item | None) -> None:
         """Show an item (None: nothing). A running live score for the old item is cancelled."""
         self.timer.stop()
+        self.draft_timer.stop()
         self._cancel_live()
         self.item = copy.deepcopy(item)
         self.fresh_scores = set()
         self.dirty = False
-        self._loading = True
-        try:
-            self.stem_edit.setPlainText(item.stem if item else "")
-            self.key_edit.setText(item.key if item else "")
-            self.distractor_edit.setPlainText("\n".join(item.distractors) if item else "")
-            self.fact_edit.setPlainText(item.target_fact if item else "")
-            self.type_box.setCurrentText(item.type if item else "mcq")
-            self.difficulty_box.setCurrentText((item.difficulty or "") if item else "")
-        finally:
-            self._loading = False
+        self.draft_saved = ""
+        self._pending = []
+        fields = self._fields_of(item)
+        kept = self._stored_draft(item)
+        if kept is not None:
+            fields.update({k: str(v) for k, v in kept[0].items() if k in fields})
+        self._show_fields(fields)
+        if kept is not None and item is not None:
+            # Edits left unsaved last time: shown as unsaved again, and re-scored, since the
+            # stored scores describe the saved text.
+            self.dirty = True
+            self.draft_saved = kept[1]
+            self._pending = list(self._live_metrics)
+            self.timer.start()
         # A new document: undo must not step back into the previous item.
         for edit in (self.stem_edit, self.distractor_edit, self.fact_edit):
             edit.document().clearUndoRedoStacks()
@@ -289,19 +318,66 @@ class ItemEditor(QWidget):
         self._refresh()
         self._show_passage()
 
+    @staticmethod
+    def _fields_of(item: Item | None) -> dict[str, str]:
+        """The editor's fields for an item, as text (the form a draft is kept in)."""
+        return {
+            "type": item.type if item else "mcq",
+            "difficulty": (item.difficulty or "") if item else "",
+            "stem": item.stem if item else "",
+            "key": item.key if item else "",
+            "distractors": "\n".join(item.distractors) if item else "",
+            "target_fact": item.target_fact if item else "",
+        }
+
+    def fields(self) -> dict[str, str]:
+        """What the fields now hold, valid item or not."""
+        return {
+            "type": self.type_box.currentText(),
+            "difficulty": self.difficulty_box.currentText(),
+            "stem": self.stem_edit.toPlainText(),
+            "key": self.key_edit.text(),
+            "distractors": self.distractor_edit.toPlainText(),
+            "target_fact": self.fact_edit.toPlainText(),
+        }
+
+    def _show_fields(self, fields: dict[str, str]) -> None:
+        self._loading = True
+        try:
+            self.stem_edit.setPlainText(fields["stem"])
+            self.key_edit.setText(fields["key"])
+            self.distractor_edit.setPlainText(fields["distractors"])
+            self.fact_edit.setPlainText(fields["target_fact"])
+            self.type_box.setCurrentText(fields["type"])
+            self.difficulty_box.setCurrentText(fields["difficulty"])
+        finally:
+            self._loading = False
+
+    def _stored_draft(self, item: Item | None) -> tuple[dict[str, object], str] | None:
+        if item is None or item.id is None:
+            return None
+        try:
+            return self.bank.get_draft(item.id)
+        except QuizsmithError as exc:  # an older bank opened read-only has no draft table
+            log.warning("could not read the draft of item %s: %s", item.id, exc.message)
+            return None
+
     def _refresh(self) -> None:
         item = self.item
         if item is None:
             self.header.setText("No item selected. Pick one in a list, or generate some.")
         else:
             where = f"#{item.id}" if item.id is not None else "new item"
-            self.header.setText(
-                f"<b>Item {where}</b> — {item.status}"
-                + (" — <i>unsaved changes</i>" if self.dirty else "")
-            )
+            note = ""
+            if self.dirty:
+                note = " — <i>unsaved changes</i>"
+                if self.draft_saved:
+                    note = " — <i>unsaved changes (kept as a draft)</i>"
+            self.header.setText(f"<b>Item {where}</b> — {item.status}{note}")
         self.chips.show_item(item, self.settings, self._pending)
         self.evidence.setHtml(evidence_html(item) if item else "")
         self.save_button.setEnabled(item is not None and self.dirty)
+        self.discard_button.setEnabled(item is not None and self.dirty)
 
     def _show_passage(self) -> None:
         passage = self.item.passage if self.item else None
@@ -372,7 +448,9 @@ class ItemEditor(QWidget):
         # The old scores describe the old text: drop them until the re-score says otherwise.
         self.fresh_scores = set()
         self._pending = list(self._live_metrics)
+        self.draft_saved = ""
         self.timer.start()  # restarts the debounce on every keystroke
+        self.draft_timer.start()
         self._refresh()
 
     def rescore_now(self) -> None:
@@ -431,6 +509,34 @@ class ItemEditor(QWidget):
         if self.item is not None:
             self.live_scored.emit(copy.deepcopy(self.item))
 
+    # --- drafts -----------------------------------------------------------------------------
+    def keep_draft(self) -> bool:
+        """Write the unsaved edits to the bank as the item's draft (valid item or not)."""
+        self.draft_timer.stop()
+        if self.item is None or self.item.id is None or not self.dirty:
+            return False
+        try:
+            self.draft_saved = self.bank.save_draft(self.item.id, self.fields())
+        except QuizsmithError as exc:
+            # Not a message box: this runs on its own after every pause in typing; Save
+            # still reports the problem when the teacher asks for it.
+            log.warning("could not keep the draft of item %s: %s", self.item.id, exc.message)
+            return False
+        self._refresh()
+        return True
+
+    def discard(self) -> None:
+        """Drop the unsaved edits (and their draft) and show the item as last saved."""
+        if self.item is None or self.item.id is None:
+            return
+        try:
+            self.bank.delete_draft(self.item.id)
+            stored = self.bank.get_item(self.item.id)
+        except QuizsmithError as exc:
+            show_exception(self, exc)
+            return
+        self.set_item(stored)
+
     # --- saving and decisions ---------------------------------------------------------------
     def save(self) -> bool:
         draft = self.draft()
@@ -442,6 +548,7 @@ class ItemEditor(QWidget):
             with self.bank.transaction():
                 self.bank.update_item(draft)
                 if draft.id is not None:
+                    self.bank.delete_draft(draft.id)
                     for metric in sorted(self.fresh_scores):
                         result = draft.scores.get(metric)
                         if result is None:
@@ -454,6 +561,8 @@ class ItemEditor(QWidget):
             show_exception(self, exc)
             return False
         self.dirty = False
+        self.draft_saved = ""
+        self.draft_timer.stop()
         self._reload()
         return True
 

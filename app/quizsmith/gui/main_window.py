@@ -1,5 +1,10 @@
 """The main window: passages and quizzes on the left, work in the middle, the item editor on
-the right, the running job (with Cancel) in the status bar."""
+the right, the running job (with Cancel) in the status bar.
+
+What the teacher had on screen survives a restart: the layout, the passage and the item that
+were open (gui.ini, see prefs), and the text being edited. Passage edits are stored a short
+while after typing stops (as switching passages already does); the item editor keeps its
+unsaved edits as a draft beside the item."""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -31,7 +36,7 @@ from quizsmith.domain import Item, Passage
 from quizsmith.errors import QuizsmithError
 from quizsmith.gui import jobs, prefs
 from quizsmith.gui.browser import BankBrowser
-from quizsmith.gui.item_editor import ItemEditor
+from quizsmith.gui.item_editor import AUTOSAVE_MS, ItemEditor
 from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.models import (
     ItemRole,
@@ -56,6 +61,7 @@ class MainWindow(QMainWindow):
         self.bank = bank
         self.settings = settings
         self.runner = JobRunner(parent=self)
+        self.setObjectName("MainWindow")  # saveState() names what it saves by objectName
         self.setWindowTitle(f"Quizsmith — {bank.path.name}")
         self.resize(1400, 860)
 
@@ -96,6 +102,7 @@ class MainWindow(QMainWindow):
         self.score_items_button = QPushButton("Score items")
         self.score_items_button.setToolTip("NACo, KDA and EXAM on the selected (or all) items")
         passage_tab = QSplitter(Qt.Orientation.Vertical)
+        self.passage_splitter = passage_tab
         passage_tab.addWidget(self.passage_panel)
         lower = QWidget()
         lower_layout = QVBoxLayout(lower)
@@ -126,8 +133,14 @@ class MainWindow(QMainWindow):
         splitter.addWidget(self.editor)
         splitter.setSizes([210, 720, 470])
         splitter.setStretchFactor(1, 1)
+        self.splitter = splitter
         self.setCentralWidget(splitter)
         self._build_menus()
+
+        self.passage_autosave = QTimer(self)
+        self.passage_autosave.setSingleShot(True)
+        self.passage_autosave.setInterval(AUTOSAVE_MS)
+        self.passage_autosave.timeout.connect(self.autosave_passage)
 
         self.passage_list.selectionModel().currentRowChanged.connect(self._passage_chosen)
         self.new_passage_button.clicked.connect(self.new_passage)
@@ -147,7 +160,61 @@ class MainWindow(QMainWindow):
         self.quiz_list.itemActivated.connect(self._quiz_chosen)
         self.quiz_list.itemClicked.connect(self._quiz_chosen)
         self.tabs.currentChanged.connect(self._tab_changed)
-        self.reload_all()
+        panel = self.passage_panel
+        panel.text_edit.textChanged.connect(self.passage_autosave.start)
+        panel.title_edit.textEdited.connect(self.passage_autosave.start)
+        panel.subject_edit.textEdited.connect(self.passage_autosave.start)
+        self._restore_session()
+
+    # --- the session (layout, what was open) ------------------------------------------------
+    def _restore_session(self) -> None:
+        layout = prefs.layout()
+        if "geometry" in layout:
+            self.restoreGeometry(layout["geometry"])
+        if "state" in layout:
+            self.restoreState(layout["state"])
+        if "splitter" in layout:
+            self.splitter.restoreState(layout["splitter"])
+        if "passage_splitter" in layout:
+            self.passage_splitter.restoreState(layout["passage_splitter"])
+        passage_id, item_id = prefs.last_open(self.bank.path)
+        try:
+            known = {p.id for p in self.bank.passages()}
+        except QuizsmithError:
+            known = set()
+        self.reload_all(passage_id if passage_id in known else None)
+        if item_id is not None:
+            self.open_item_id(item_id)
+
+    def save_session(self) -> None:
+        prefs.set_layout(
+            {
+                "geometry": self.saveGeometry(),
+                "state": self.saveState(),
+                "splitter": self.splitter.saveState(),
+                "passage_splitter": self.passage_splitter.saveState(),
+            }
+        )
+        self._remember_open()
+
+    def _remember_open(self) -> None:
+        item = self.editor.item
+        prefs.set_last_open(
+            self.bank.path, self.passage_panel_id(), item.id if item is not None else None
+        )
+
+    def open_item_id(self, item_id: int) -> None:
+        """Show an item in the editor, selected in the passage's table when it is there."""
+        row = self.passage_items.row_of(item_id)
+        if row >= 0:
+            index = self.passage_proxy.mapFromSource(self.passage_items.index(row, 0))
+            self.items_view.setCurrentIndex(index)
+            return
+        try:
+            item = self.bank.get_item(item_id)
+        except QuizsmithError:
+            return  # deleted since: nothing to reopen
+        self.show_item(item)
 
     # --- menus ------------------------------------------------------------------------------
     def _build_menus(self) -> None:
@@ -174,8 +241,8 @@ class MainWindow(QMainWindow):
         return action
 
     # --- loading ----------------------------------------------------------------------------
-    def reload_all(self) -> None:
-        self.reload_passages()
+    def reload_all(self, select_passage: int | None = None) -> None:
+        self.reload_passages(select_passage)
         self.reload_quizzes()
         self.browser.reload_choices()
 
@@ -229,6 +296,7 @@ class MainWindow(QMainWindow):
         self.passage_panel.set_passage(passage)
         self.tabs.setCurrentIndex(0)
         self.passage_items.set_items(self.items_of_passage(passage.id))
+        self._remember_open()
 
     def items_of_passage(self, passage_id: int | None) -> list[Item]:
         if passage_id is None:
@@ -242,8 +310,22 @@ class MainWindow(QMainWindow):
             ]
         return self.bank.get_items(ids, with_passages=False)
 
-    def keep_passage_edits(self) -> None:
+    def autosave_passage(self) -> None:
+        """Store the passage as typed so far (after a pause in typing), keeping it selected."""
+        self.passage_autosave.stop()
+        if not self.passage_panel.is_dirty():
+            return
+        self.keep_passage_edits(quiet=True)
+        passage_id = self.passage_panel_id()
+        row = self.passages.row_of(passage_id) if passage_id is not None else -1
+        if row >= 0:
+            # The same passage as the panel's: selecting it does not reload the panel.
+            self.passage_list.setCurrentIndex(self.passages.index(row, 0))
+        self._remember_open()
+
+    def keep_passage_edits(self, quiet: bool = False) -> None:
         """Store edits of the shown passage before another one replaces it in the editor."""
+        self.passage_autosave.stop()
         if not self.passage_panel.is_dirty():
             return
         edited = self.passage_panel.current()
@@ -259,7 +341,8 @@ class MainWindow(QMainWindow):
             return
         self.passage_panel.passage = edited
         self.passages.set_passages(self.bank.passages())
-        self.statusBar().showMessage(f"Saved passage “{edited.title or 'untitled'}”.", 5000)
+        if not quiet:
+            self.statusBar().showMessage(f"Saved passage “{edited.title or 'untitled'}”.", 5000)
 
     def new_passage(self) -> None:
         self.keep_passage_edits()
@@ -372,8 +455,7 @@ class MainWindow(QMainWindow):
         of the previous item are saved first when they form a valid item."""
         if self.editor.item is not None and item is not None and self.editor.item.id == item.id:
             return
-        if self.editor.dirty and self.editor.draft() is not None:
-            self.editor.save()
+        self.keep_item_edits()
         if item is None or item.id is None:
             self.editor.set_item(item)
             return
@@ -381,6 +463,18 @@ class MainWindow(QMainWindow):
             self.editor.set_item(self.bank.get_item(item.id))
         except QuizsmithError as exc:
             show_exception(self, exc)
+            return
+        self._remember_open()
+
+    def keep_item_edits(self) -> None:
+        """Unsaved edits of the editor's item: saved when they form a valid item, else kept
+        as its draft (a half-typed answer is not lost by looking at another item)."""
+        if not self.editor.dirty:
+            return
+        if self.editor.draft() is not None:
+            self.editor.save()
+        else:
+            self.editor.keep_draft()
 
     def show_in_lists(self, item: Item) -> None:
         for model in (self.passage_items, self.browser.model):
@@ -462,9 +556,10 @@ class MainWindow(QMainWindow):
     # --- closing ----------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.keep_passage_edits()
-        if self.editor.dirty and self.editor.draft() is not None:
-            self.editor.save()
+        self.keep_item_edits()
         self.editor.timer.stop()
+        self.editor.draft_timer.stop()
+        self.save_session()
         self.runner.cancel_all()
         self.runner.wait(10000)
         event.accept()

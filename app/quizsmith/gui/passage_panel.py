@@ -114,10 +114,14 @@ class PassagePanel(QWidget):
         head.addWidget(self.title_edit, 2)
         head.addWidget(self.subject_edit, 1)
         head.addWidget(self.open_button)
-        gen = QHBoxLayout()
-        gen.addWidget(self.count_box)
+        # Two rows: in one, the controls alone would make the window wider than a laptop
+        # screen.
+        kinds = QHBoxLayout()
+        kinds.addWidget(self.count_box)
         for box in self.type_checks.values():
-            gen.addWidget(box)
+            kinds.addWidget(box)
+        kinds.addStretch(1)
+        gen = QHBoxLayout()
         gen.addWidget(self.difficulty_box)
         gen.addWidget(self.candidates_box)
         gen.addWidget(self.rank_check)
@@ -127,6 +131,7 @@ class PassagePanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(head)
         layout.addWidget(self.text_edit, 1)
+        layout.addLayout(kinds)
         layout.addLayout(gen)
         layout.addWidget(self.note)
         self.generate_button.clicked.connect(self.generate_requested)

@@ -1,13 +1,14 @@
-"""Desktop-only preferences (which metrics re-score live, the last bank opened), kept in an
-INI file beside settings.toml. Model, endpoint and metric settings stay in settings.toml,
-shared with the CLI."""
+"""Desktop-only preferences (which metrics re-score live, the last bank opened, the window
+layout, the passage and item open at the last close), kept in an INI file beside
+settings.toml. Model, endpoint and metric settings stay in settings.toml, shared with the
+CLI."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QByteArray, QSettings
 
 from quizsmith import paths
 from quizsmith.gui.jobs import DEFAULT_LIVE_METRICS
@@ -57,3 +58,50 @@ def set_live_metrics(metrics: list[str]) -> None:
     store = _store()
     store.setValue("scoring/live_metrics", ",".join(metrics))
     store.sync()
+
+
+#: Saved layout parts: window geometry, QMainWindow state (docks, toolbars), splitters.
+LAYOUT_PARTS = ("geometry", "state", "splitter", "passage_splitter")
+
+
+def layout() -> dict[str, QByteArray]:
+    """The window layout saved at the last close (only the parts that were saved)."""
+    store = _store()
+    found = {}
+    for part in LAYOUT_PARTS:
+        value = store.value(f"window/{part}")
+        if isinstance(value, QByteArray) and not value.isEmpty():
+            found[part] = value
+    return found
+
+
+def set_layout(parts: dict[str, QByteArray]) -> None:
+    store = _store()
+    for part, value in parts.items():
+        if part in LAYOUT_PARTS:
+            store.setValue(f"window/{part}", value)
+    store.sync()
+
+
+def last_open(bank: Path) -> tuple[int | None, int | None]:
+    """(passage id, item id) open when `bank` was last used; ids of another bank would point
+    at unrelated rows, so they count only for the bank they were saved with."""
+    store = _store()
+    if str(store.value("session/bank", "")) != str(bank):
+        return None, None
+    return _int(store.value("session/passage")), _int(store.value("session/item"))
+
+
+def set_last_open(bank: Path, passage_id: int | None, item_id: int | None) -> None:
+    store = _store()
+    store.setValue("session/bank", str(bank))
+    store.setValue("session/passage", "" if passage_id is None else passage_id)
+    store.setValue("session/item", "" if item_id is None else item_id)
+    store.sync()
+
+
+def _int(value: object) -> int | None:
+    try:
+        return int(str(value))
+    except ValueError:
+        return None

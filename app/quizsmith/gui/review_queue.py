@@ -112,7 +112,11 @@ class ReviewQueue(QWidget):
         self.accept_button = QPushButton("Accept (A)")
         self.reject_button = QPushButton("Reject (R)")
         self.alt_box = QComboBox()
-        self.alt_box.setMinimumWidth(240)
+        # Alternatives are whole questions: sized by a short text (the tooltip shows it all).
+        self.alt_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.alt_box.setMinimumContentsLength(18)
         self.replace_button = QPushButton("Replace with alternative")
         self.refresh_button = QPushButton("Refresh")
         row = QHBoxLayout()
@@ -197,6 +201,9 @@ class ReviewQueue(QWidget):
         self.alt_box.clear()
         for alt in item.alternatives if item else []:
             self.alt_box.addItem(alt.stem[:80])
+            self.alt_box.setItemData(
+                self.alt_box.count() - 1, alt.stem, Qt.ItemDataRole.ToolTipRole
+            )
         has_alt = bool(item and item.alternatives)
         self.alt_box.setEnabled(has_alt)
         self.replace_button.setEnabled(has_alt)
