@@ -191,11 +191,11 @@ CASES: dict[str, Case] = {
         [Fault(500, {"error": {"message": "boom"}})], ProviderError, TRIES, "HTTP 500", "Try"
     ),
     "body cut half-way": Case(
-        [Fault(raw=_cut_body())], ProviderError, TRIES, "could not be reached", "Try again"
+        [Fault(raw=_cut_body())], ProviderError, TRIES, "dropped the connection", "Try again"
     ),
     "body cut, then ok": Case([Fault(raw=_cut_body()), Fault()], None, 2),
     "closed without an answer": Case(
-        [Fault(raw=b"")], ProviderError, TRIES, "could not be reached", "Try again"
+        [Fault(raw=b"")], ProviderError, TRIES, "dropped the connection", "Try again"
     ),
     "truncated JSON, full length": Case(
         [Fault(raw=_truncated_json())], ProviderError, 1, "not JSON", "base_url"

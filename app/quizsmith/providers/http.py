@@ -109,6 +109,13 @@ class JsonHttpClient:
                     response = self._client.post(url, json=payload)
             except httpx.TimeoutException:
                 last_problem, last_status, last_detail = "timed out", None, ""
+            except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+                # The server was reached but the answer broke off: a different fix from a
+                # wrong address, so it gets its own words.
+                last_problem = (
+                    f"dropped the connection before its answer was complete ({type(exc).__name__})"
+                )
+                last_status, last_detail = None, ""
             except httpx.TransportError as exc:
                 last_problem = f"could not be reached ({type(exc).__name__})"
                 last_status, last_detail = None, ""
@@ -120,9 +127,10 @@ class JsonHttpClient:
                     except ValueError:
                         raise HttpError(
                             f"The server at {self.base_url} answered with something that is "
-                            "not JSON.",
+                            "not JSON (a web page, or an answer cut off on the way).",
                             "Check the endpoint's base_url (for OpenAI-compatible servers it "
-                            "usually ends in /v1).",
+                            "usually ends in /v1); if it is right, try again, and check any "
+                            "proxy between you and the server.",
                             status=status,
                         ) from None
                     if not isinstance(data, dict):
