@@ -2,7 +2,9 @@
 
 Plain Python over the core API (no Qt), so each job runs unchanged in a worker thread. Jobs
 that write do so through the one ItemBank, which serialises writers and gives each thread
-its own reader (see bank/store.py), so they are safe off the GUI thread.
+its own reader (see bank/store.py), so they are safe off the GUI thread. Jobs that use
+models first call `prepare_models`, which loads the local model libraries without stalling
+the GUI thread (see model_loading.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from quizsmith.bank.store import ItemBank
 from quizsmith.domain import Item, Passage
+from quizsmith.gui.model_loading import prepare_models
 from quizsmith.jobs import CancelToken, Progress
 from quizsmith.settings import Settings
 
@@ -44,6 +47,7 @@ def score_draft_job(
     def job(token: CancelToken) -> Generator[Progress, None, Item]:
         from quizsmith.metrics.runner import score_items
 
+        prepare_models(settings)
         ctx = metric_context(settings, token, bank)
         yield from score_items([draft], list(metrics), ctx)
         return draft
@@ -61,6 +65,7 @@ def score_and_store_job(
         from quizsmith.metrics.runner import ScoredStep, score_items
 
         items = bank.get_items(list(item_ids))
+        prepare_models(settings)
         ctx = metric_context(settings, token, bank)
         gen = score_items(items, list(metrics), ctx)
         while True:
@@ -101,6 +106,8 @@ def generate_job(bank: ItemBank, passage: Passage, request: Any, settings: Setti
             ) from exc
 
         kept: list[Item] = []
+        yield Progress("Loading the models", 0, request.n)
+        prepare_models(settings)
         gen = generate_items(passage, request, settings=settings, cancel=token)
         while True:
             try:
@@ -150,6 +157,7 @@ def exam_check_job(text: str, items: Sequence[Item], settings: Settings) -> JobF
         from quizsmith.metrics.exam import ExamMetric, check_text
 
         yield Progress("Loading the Q/A models", 0, 1)
+        prepare_models(settings)
         metric = ExamMetric()
         ctx = metric_context(settings, token, None)
         options = ctx.options(metric)
