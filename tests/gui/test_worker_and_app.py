@@ -174,3 +174,37 @@ def test_app_run_opens_the_window_on_a_bank(
     assert shown and "mine.sqlite" in shown[0]
     assert bank_file.exists()
     assert prefs.bank_path() == bank_file
+
+
+def test_the_app_reports_ready_without_loading_a_model(tmp_path: Path) -> None:
+    """The hook bench/gui.py times the start with; models load when first used, not at
+    start."""
+    from quizsmith.gui.app import READY_PREFIX, REPORT_READY_ENV
+
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        REPORT_READY_ENV: "1",
+        "QUIZSMITH_CONFIG_DIR": str(tmp_path / "config"),
+        "QUIZSMITH_DATA_DIR": str(tmp_path / "data"),
+        "QUIZSMITH_LOG_DIR": str(tmp_path / "logs"),
+    }
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "quizsmith.cli", "gui", str(tmp_path / "bank.sqlite")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+    finally:
+        proc.terminate()
+        proc.wait(60)
+    prefix, stamp, models = line.split(" ")
+    assert prefix == READY_PREFIX
+    assert started < float(stamp) < time.monotonic()
+    assert models == "models=none"
+    assert (tmp_path / "bank.sqlite").exists()

@@ -9,6 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 NO_DISPLAY_EXIT = 3
+#: Set to 1 to print READY_PREFIX, time.monotonic() and the model libraries already
+#: imported, when the event loop first runs after the window is shown (bench/gui.py).
+REPORT_READY_ENV = "QUIZSMITH_REPORT_READY"
+READY_PREFIX = "quizsmith-ready"
+#: Libraries that must not be imported at start: models load when first used.
+MODEL_LIBRARIES = ("torch", "transformers", "llama_cpp", "sentence_transformers")
 
 
 def display_problem(environ: dict[str, str] | None = None, platform: str | None = None) -> str:
@@ -74,12 +80,28 @@ def run(bank_file: Path | None = None) -> int:
     prefs.set_bank_path(bank.path)
     window = MainWindow(bank, settings)
     window.show()
+    if os.environ.get(REPORT_READY_ENV) == "1":
+        from PySide6.QtCore import QTimer
+
+        # A zero timer runs on the event loop's first turn: the window is up and responsive.
+        QTimer.singleShot(0, report_ready)
     try:
         return int(app.exec())
     finally:
         # A cancelled model call ends at its next step; the bank must outlive it.
         window.runner.wait(60_000)
         bank.close()
+
+
+def ready_line() -> str:
+    import time
+
+    loaded = [name for name in MODEL_LIBRARIES if name in sys.modules]
+    return f"{READY_PREFIX} {time.monotonic():.6f} models={','.join(loaded) or 'none'}"
+
+
+def report_ready() -> None:
+    print(ready_line(), flush=True)
 
 
 def _apply_style(app: object) -> None:

@@ -1,0 +1,255 @@
+"""Benchmark: how fast the desktop app starts, and how responsive it stays while models work.
+
+1. Launch: time from starting `.venv/bin/python -m quizsmith.cli gui BANK` (offscreen Qt, a
+   fresh config and data folder and a new bank each time) to the window being shown with
+   the event loop running: the app prints a monotonic time stamp on the loop's first turn
+   (QUIZSMITH_REPORT_READY=1, see quizsmith/gui/app.py), together with the model libraries
+   already imported, which must be none (models load when first used). Median of
+   --launches runs.
+2. Event-loop latency, in this process: the main window generates an --n item multiple-
+   choice quiz from resources/sample_passage.txt (the Generate button, so the app's own
+   worker and settings: ranking on, --candidates per fact), then the items are scored with
+   the live metrics (NACo, KDA) in the app's worker. A 10 ms precise QTimer runs on the GUI
+   thread throughout; each tick's lateness (time since the previous tick minus 10 ms) is
+   recorded; p50, p99 and max are reported. The models are not loaded beforehand, so
+   loading them is part of what is measured.
+
+    .venv/bin/python bench/gui.py [--launches 5] [--n 5] [--candidates 3] [--threads 0]
+
+Results in bench/results/gui.*.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from common import git_revision, machine, median, write_results
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCH_TARGET_S = 3.0
+P99_TARGET_MS = 50.0
+TICK_MS = 10
+
+
+def launch_once(timeout_s: float = 120.0) -> dict[str, Any]:
+    from quizsmith.gui.app import READY_PREFIX, REPORT_READY_ENV
+
+    with tempfile.TemporaryDirectory(prefix="quizsmith-bench-") as tmp:
+        folder = Path(tmp)
+        env = {
+            **os.environ,
+            "QT_QPA_PLATFORM": "offscreen",
+            REPORT_READY_ENV: "1",
+            "QUIZSMITH_CONFIG_DIR": str(folder / "config"),
+            "QUIZSMITH_DATA_DIR": str(folder / "data"),
+            "QUIZSMITH_LOG_DIR": str(folder / "logs"),
+            "QUIZSMITH_CACHE_DIR": os.environ.get("QUIZSMITH_CACHE_DIR", str(folder / "cache")),
+        }
+        command = [sys.executable, "-m", "quizsmith.cli", "gui", str(folder / "bank.sqlite")]
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            assert proc.stdout is not None
+            line = ""
+            deadline = started + timeout_s
+            while time.monotonic() < deadline:
+                line = proc.stdout.readline()
+                if not line or line.startswith(READY_PREFIX):
+                    break
+            if not line.startswith(READY_PREFIX):
+                proc.kill()
+                _, err = proc.communicate(timeout=30)
+                raise SystemExit(f"the app did not report ready: {err[-2000:]}")
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(30)
+        _, stamp, models = line.split()
+        return {"seconds": float(stamp) - started, "models": models.removeprefix("models=")}
+
+
+class LatencyMeter:
+    def __init__(self) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(self._tick)
+        self.lateness_ms: list[float] = []
+        self.last = 0.0
+
+    def start(self) -> None:
+        self.last = time.perf_counter()
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.lateness_ms.append(max(0.0, (now - self.last) * 1000 - TICK_MS))
+        self.last = now
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def summary(self) -> dict[str, float]:
+        values = sorted(self.lateness_ms)
+        if not values:
+            return {"ticks": 0, "p50_ms": 0.0, "p99_ms": 0.0, "max_ms": 0.0}
+        return {
+            "ticks": len(values),
+            "p50_ms": statistics.median(values),
+            "p99_ms": values[min(len(values) - 1, round(0.99 * (len(values) - 1)))],
+            "max_ms": values[-1],
+        }
+
+
+def wait_for(app: Any, done: Any, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not done() and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.002)  # the loop sleeps as exec() would between events
+    if not done():
+        raise SystemExit(f"timed out after {timeout_s:.0f} s")
+
+
+def latency_run(n: int, candidates: int, threads: int) -> dict[str, Any]:
+    from PySide6.QtWidgets import QApplication
+
+    from quizsmith import paths
+    from quizsmith.bank.store import ItemBank
+    from quizsmith.gui import jobs
+    from quizsmith.gui.main_window import MainWindow
+    from quizsmith.settings import Settings
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    text = (paths.resources_dir() / "sample_passage.txt").read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="quizsmith-bench-") as tmp:
+        os.environ["QUIZSMITH_CONFIG_DIR"] = str(Path(tmp) / "config")
+        os.environ["QUIZSMITH_DATA_DIR"] = str(Path(tmp) / "data")
+        bank = ItemBank(Path(tmp) / "bank.sqlite")
+        settings = Settings(n_threads=threads)
+        window = MainWindow(bank, settings)
+        window.show()
+        app.processEvents()
+        window.new_passage()
+        panel = window.passage_panel
+        panel.title_edit.setText("Photosynthesis")
+        panel.text_edit.setPlainText(text)
+        panel.count_box.setValue(n)
+        for kind, box in panel.type_checks.items():
+            box.setChecked(kind == "mcq")
+        panel.candidates_box.setValue(candidates)
+        panel.rank_check.setChecked(True)
+        meter = LatencyMeter()
+        meter.start()
+        started = time.perf_counter()
+        panel.generate_button.click()
+        worker = window.progress.worker
+        if worker is None:
+            raise SystemExit("generation did not start")
+        wait_for(app, lambda: worker.outcome != "pending", 3600)
+        generated_s = time.perf_counter() - started
+        wait_for(app, lambda: not window.runner.running, 60)
+        note = panel.note.text()
+        ids = [int(i.id) for i in window.items_of_passage(panel.passage.id) if i.id is not None]
+        scoring_s = 0.0
+        if ids:
+            started = time.perf_counter()
+            scorer = window.runner.start(
+                jobs.score_and_store_job(bank, ids, jobs.DEFAULT_LIVE_METRICS, settings)
+            )
+            window.progress.attach(scorer, f"Scoring {len(ids)} item(s)")
+            wait_for(app, lambda: scorer.outcome != "pending", 3600)
+            scoring_s = time.perf_counter() - started
+        wait_for(app, lambda: not window.runner.running, 60)
+        meter.stop()
+        window.close()
+        window.runner.wait(60_000)
+        bank.close()
+    return {
+        **meter.summary(),
+        "generation_outcome": worker.outcome,
+        "generation_s": generated_s,
+        "items": len(ids),
+        "note": note,
+        "scoring_s": scoring_s,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launches", type=int, default=5)
+    parser.add_argument("--n", type=int, default=5, help="items to generate")
+    parser.add_argument("--candidates", type=int, default=3, help="candidates per fact")
+    parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads (0: cores)")
+    args = parser.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    launches = []
+    for k in range(args.launches):
+        launches.append(launch_once())
+        print(f"launch {k + 1}: {json.dumps(launches[-1])}", flush=True)
+    latency = latency_run(args.n, args.candidates, args.threads)
+    print("latency", json.dumps(latency), flush=True)
+
+    info = machine()
+    command = (
+        f".venv/bin/python bench/gui.py --launches {args.launches} --n {args.n} "
+        f"--candidates {args.candidates} --threads {args.threads}"
+    )
+    launch_median = median([r["seconds"] for r in launches])
+    data = {
+        "machine": info,
+        "command": command,
+        "revision": git_revision(),
+        "launches": launches,
+        "launch_median_s": launch_median,
+        "latency": latency,
+        "targets": {"launch_s": LAUNCH_TARGET_S, "p99_ms": P99_TARGET_MS},
+    }
+    models = sorted({r["models"] for r in launches})
+    seconds = [r["seconds"] for r in launches]
+    md = [
+        "## Desktop app (`bench/gui.py`)",
+        "",
+        f"Command: `{command}` at revision {data['revision']}, {info['date']}; {info['cpu']}, "
+        f"{info['logical_cpus']} logical CPUs, Python {info['python']}; Qt offscreen.",
+        "",
+        "| measure | value | target |",
+        "| --- | ---: | ---: |",
+        f"| launch to interactive window, median of {len(launches)} | {launch_median:.2f} s | "
+        f"< {LAUNCH_TARGET_S:.0f} s |",
+        f"| event-loop lateness p50 | {latency['p50_ms']:.1f} ms | |",
+        f"| event-loop lateness p99 | {latency['p99_ms']:.1f} ms | < {P99_TARGET_MS:.0f} ms |",
+        f"| event-loop lateness max | {latency['max_ms']:.1f} ms | |",
+        "",
+        f"Launches (s): {', '.join(f'{s:.2f}' for s in seconds)}; model "
+        f"libraries imported at start: {', '.join(models)}. Latency: {latency['ticks']} ticks "
+        f"of a {TICK_MS} ms timer while the app generated {latency['items']} of {args.n} "
+        f"MCQ items from `resources/sample_passage.txt` ({args.candidates} candidate(s) per "
+        f"fact, ranked; {latency['generation_s']:.0f} s, models loaded cold) and scored them "
+        f"with the live metrics ({latency['scoring_s']:.0f} s).",
+        "",
+    ]
+    text = "\n".join(md)
+    write_results("gui", data, text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
