@@ -104,31 +104,31 @@ def _kda(r: ScoreResult) -> str:
         out.append(f"<p><b>Fact:</b> {esc(e['fact'])}</p>")
     rows = e.get("solvers") or []
     if rows:
+        # Three columns, "without → with the fact" in each: five did not fit the editor.
         out.append(
             "<table border='1' cellspacing='0' cellpadding='3'><tr><th>Solver</th>"
-            "<th>P(key) without fact</th><th>P(key) with fact</th>"
-            "<th>Choice without</th><th>Choice with</th></tr>"
+            "<th>P(key) without → with fact</th><th>Choice without → with fact</th></tr>"
         )
         for row in rows:
             out.append(
-                f"<tr><td>{esc(row.get('solver'))}</td>"
-                f"<td>{float(row.get('p_key_without_fact', 0)):.2f}</td>"
-                f"<td>{float(row.get('p_key_with_fact', 0)):.2f}</td>"
-                f"<td>{esc(row.get('choice_without_fact'))}</td>"
-                f"<td>{esc(row.get('choice_with_fact'))}</td></tr>"
+                f"<tr><td>{_solver_label(row.get('solver'))}</td>"
+                f"<td>{float(row.get('p_key_without_fact', 0)):.2f} → "
+                f"{float(row.get('p_key_with_fact', 0)):.2f}</td>"
+                f"<td>{esc(row.get('choice_without_fact'))} → "
+                f"{esc(row.get('choice_with_fact'))}</td></tr>"
             )
         out.append("</table>")
     dis = e.get("distractors") or []
     if dis:
         out.append(
             "<p><b>Distractors</b></p><table border='1' cellspacing='0' cellpadding='3'>"
-            "<tr><th>Option</th><th>chosen w/o fact</th><th>chosen with fact</th>"
-            "<th>mean P w/o fact</th></tr>"
+            "<tr><th>Option</th><th>Chosen without → with fact</th>"
+            "<th>Mean P without fact</th></tr>"
         )
         for d in dis:
             out.append(
                 f"<tr><td>{esc(d.get('option'))}</td><td>{esc(d.get('chosen_without_fact'))}"
-                f"</td><td>{esc(d.get('chosen_with_fact'))}</td>"
+                f" → {esc(d.get('chosen_with_fact'))}</td>"
                 f"<td>{float(d.get('mean_p_without_fact', 0)):.2f}</td></tr>"
             )
         out.append("</table>")
@@ -137,6 +137,15 @@ def _kda(r: ScoreResult) -> str:
         out.append("<p><i>Skipped: " + esc("; ".join(f"{k}: {v}" for k, v in skipped.items())))
         out.append("</i></p>")
     return "".join(out)
+
+
+def _solver_label(label: Any) -> str:
+    """ "model/style" as the model on one line and the prompt style under it: a narrow
+    editor would otherwise break model names in the middle."""
+    model, _, style = str(label or "").rpartition("/")
+    if not model:
+        return f"<span style='white-space:nowrap'>{esc(style)}</span>"
+    return f"<span style='white-space:nowrap'>{esc(model)}</span><br><i>{esc(style)}</i>"
 
 
 def _exam(r: ScoreResult) -> str:

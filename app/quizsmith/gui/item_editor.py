@@ -217,7 +217,7 @@ class ItemEditor(QWidget):
         )
         self.reason_box.setMinimumContentsLength(10)
         if (line := self.reason_box.lineEdit()) is not None:
-            line.setPlaceholderText("Reason (for reject)")
+            line.setPlaceholderText("Reason")
         buttons = QHBoxLayout()
         for b in (self.save_button, self.discard_button, self.score_all_button):
             buttons.addWidget(b)

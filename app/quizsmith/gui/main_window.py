@@ -131,7 +131,7 @@ class MainWindow(QMainWindow):
         splitter.addWidget(side)
         splitter.addWidget(self.tabs)
         splitter.addWidget(self.editor)
-        splitter.setSizes([210, 720, 470])
+        splitter.setSizes([190, 800, 430])
         splitter.setStretchFactor(1, 1)
         self.splitter = splitter
         self.setCentralWidget(splitter)

@@ -163,11 +163,13 @@ def setup_item_view(view: Any) -> None:
     view.verticalHeader().setVisible(False)
     header = view.horizontalHeader()
     header.setStretchLastSection(False)
-    widths = {0: 44, 1: 52, 2: 86, 4: 120, ItemTableModel.FLAGS_COLUMN: 150}
+    # Narrow fixed columns: beside the passage list and the editor the table gets about
+    # 800 pixels, and the question needs most of them to be readable.
+    widths = {0: 38, 1: 46, 2: 84, 4: 112, ItemTableModel.FLAGS_COLUMN: 112}
     for col, width in widths.items():
         view.setColumnWidth(col, width)
     for col in range(len(_BASE_COLUMNS), ItemTableModel.FLAGS_COLUMN):
-        view.setColumnWidth(col, 66)
+        view.setColumnWidth(col, 56)
     header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Generator
 
 from PySide6.QtCore import Qt, Signal
@@ -117,6 +118,7 @@ class ReviewQueue(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.alt_box.setMinimumContentsLength(18)
+        self.alt_box.setPlaceholderText("no alternatives kept")
         self.replace_button = QPushButton("Replace with alternative")
         self.refresh_button = QPushButton("Refresh")
         row = QHBoxLayout()
@@ -193,7 +195,8 @@ class ReviewQueue(QWidget):
         if item is None:
             self.reasons.setText("Nothing to review." if self.model.rowCount() == 0 else "")
         else:
-            lines = [f"<b>{f.severity}</b>: {f.message}" for f in item.flags]
+            # Escaped: messages quote the item and thresholds ("KDA_cont 0.30 < 0.30").
+            lines = [f"<b>{f.severity}</b>: {html.escape(f.message)}" for f in item.flags]
             estimate = self.estimates.get(item.id or 0)
             if estimate is not None:
                 lines.append(f"Estimated chance a teacher accepts it: {estimate:.0%}")
