@@ -153,3 +153,22 @@ def test_the_accept_estimate_ranks_items_with_equal_flags(
     assert [i.id for i in worst_first(items, estimates)] == [sample["good"], sample["alt"]]
     estimates = {sample["good"]: 0.9, sample["alt"]: 0.2}
     assert [i.id for i in worst_first(items, estimates)] == [sample["alt"], sample["good"]]
+
+
+def test_review_reasons_show_messages_as_written(
+    qtbot: Any, bank: ItemBank, settings: Settings, sample: dict[str, int]
+) -> None:
+    from quizsmith.domain import Flag
+
+    # A "<" in a message once started an HTML tag and swallowed the rest of the line.
+    bank.set_flags(
+        sample["error"],
+        [Flag("kda-weak", "Weak: the fact does not help (KDA_cont 0.29 < 0.30).", "kda")],
+        "kda",
+    )
+    queue = ReviewQueue(bank, settings)
+    qtbot.addWidget(queue)
+    refresh(qtbot, queue)
+    assert queue.current_item().id == sample["error"]
+    assert "(KDA_cont 0.29 &lt; 0.30)." in queue.reasons.text()
+    assert queue.alt_box.placeholderText()  # says why the box is empty

@@ -208,6 +208,8 @@ class ReviewQueue(QWidget):
                 self.alt_box.count() - 1, alt.stem, Qt.ItemDataRole.ToolTipRole
             )
         has_alt = bool(item and item.alternatives)
+        # With a placeholder, a filled box does not select its first entry on its own.
+        self.alt_box.setCurrentIndex(0 if has_alt else -1)
         self.alt_box.setEnabled(has_alt)
         self.replace_button.setEnabled(has_alt)
         self.current_item_changed.emit(item)

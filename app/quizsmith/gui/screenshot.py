@@ -135,7 +135,6 @@ def take_screenshots(out_dir: Path, score: bool = True) -> list[Path]:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     _apply_style(app)
     out_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
     with tempfile.TemporaryDirectory() as tmp:
         # The picture must not depend on (or change) the user's own layout and last bank.
         os.environ["QUIZSMITH_CONFIG_DIR"] = str(Path(tmp) / "config")
@@ -144,36 +143,48 @@ def take_screenshots(out_dir: Path, score: bool = True) -> list[Path]:
         with ItemBank(bank_file) as bank:
             window = MainWindow(bank, Settings(n_threads=1))
             window.editor.live_metrics = []  # nothing re-scores while the pictures are taken
-            window.resize(1440, 900)
-            window.show()
-            settle(app)
+            try:
+                written = _shoot(app, window, out_dir)
+            finally:
+                window.close()
+                window.runner.wait(60_000)
+    return written
 
-            # 1. The main window: the passage, its items with their chips, one in the editor.
-            _open(window, SAMPLE_ITEMS[2][0])
-            settle(app)
-            written.append(_save(window.grab(), out_dir / SHOTS[0]))
 
-            # 2. The item editor on an item with NACo's reasoning and KDA's solver table,
-            # tall enough to show both.
-            window.resize(1440, 1180)
-            _open(window, SAMPLE_ITEMS[0][0])
-            settle(app)
-            editor = window.editor
-            editor.tabs.setCurrentWidget(editor.evidence)
-            _scroll_to(editor.evidence, "NACo ")
-            settle(app)
-            written.append(_save(editor.grab(), out_dir / SHOTS[1]))
+def _shoot(app: Any, window: Any, out_dir: Path) -> list[Path]:
+    written = []
+    window.resize(1440, 900)
+    window.show()
+    settle(app)
 
-            # 3. The review queue, worst first, with the reasons of the selected item.
-            window.resize(1440, 900)
-            window.tabs.setCurrentWidget(window.review)
-            wait(app, lambda: window.review.model.rowCount() > 0)
-            window.review.view.selectRow(0)
-            window.review.view.setFocus()
-            settle(app)
-            written.append(_save(window.grab(), out_dir / SHOTS[2]))
-            window.close()
-            window.runner.wait(60_000)
+    # 1. The main window: the passage, its items with their chips, one in the editor.
+    _open(window, SAMPLE_ITEMS[2][0])
+    settle(app)
+    written.append(_save(window.grab(), out_dir / SHOTS[0]))
+
+    # 2. The item editor on an item with NACo's reasoning and KDA's solver table, tall
+    # enough to show both.
+    window.resize(1440, 1180)
+    _open(window, SAMPLE_ITEMS[0][0])
+    settle(app)
+    editor = window.editor
+    editor.tabs.setCurrentWidget(editor.evidence)
+    _scroll_to(editor.evidence, "NACo ")
+    settle(app)
+    written.append(_save(editor.grab(), out_dir / SHOTS[1]))
+
+    # 3. The review queue, worst first, with the reasons of the selected item (the query
+    # runs in a worker when the tab opens).
+    window.resize(1440, 900)
+    refreshed: list[bool] = []
+    window.review.refreshed.connect(lambda: refreshed.append(True))
+    window.tabs.setCurrentWidget(window.review)
+    wait(app, lambda: bool(refreshed))
+    if window.review.model.rowCount():
+        window.review.view.selectRow(0)
+    window.review.view.setFocus()
+    settle(app)
+    written.append(_save(window.grab(), out_dir / SHOTS[2]))
     return written
 
 
