@@ -462,3 +462,13 @@ def test_target_fact_without_passage_is_enough() -> None:
     assert KdaMetric().not_applicable(item) is None
     item.target_fact = ""
     assert KdaMetric().not_applicable(item) == "The item has no passage."
+
+
+def test_weak_flag_prints_enough_decimals_to_show_the_comparison() -> None:
+    from quizsmith.metrics.base import below_text
+
+    assert below_text(0.297, 0.3) == "0.297 < 0.300"
+    assert below_text(0.1, 0.3) == "0.10 < 0.30"
+    result = ScoreResult(metric="kda", value=0.2996, values={})
+    (flag,) = [f for f in KdaMetric().flags(result, {}) if f.code == "kda-weak"]
+    assert "0.2996 < 0.3000" in flag.message

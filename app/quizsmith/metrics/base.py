@@ -20,6 +20,16 @@ from quizsmith.providers.base import Provider
 from quizsmith.settings import Settings
 
 
+def below_text(value: float, limit: float) -> str:
+    """ "value < limit" with enough decimals that the two numbers do not print the same
+    (0.297 against 0.30 would otherwise read "0.30 < 0.30")."""
+    for digits in (2, 3, 4):
+        shown, bound = f"{value:.{digits}f}", f"{limit:.{digits}f}"
+        if shown != bound:
+            return f"{shown} < {bound}"
+    return f"{value:.6g} < {limit:.6g}"
+
+
 @dataclass
 class MetricContext:
     """What a metric may use besides the item: models by role, options, the bank's statistics."""

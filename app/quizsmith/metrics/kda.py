@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.errors import CancelledError, QuizsmithError
-from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.base import Metric, MetricContext, below_text
 from quizsmith.metrics.solvers import (
     Solver,
     SolverOutput,
@@ -306,8 +306,8 @@ class KdaMetric(Metric):
             flags.append(
                 self._flag(
                     "kda-weak",
-                    f"Weak: knowing the fact does not help (KDA_cont {value:.2f} < "
-                    f"{float(merged['weak_below']):.2f}).",
+                    "Weak: knowing the fact does not help (KDA_cont "
+                    f"{below_text(value, float(merged['weak_below']))}).",
                 )
             )
         if values.get("answerable_without_fact"):
