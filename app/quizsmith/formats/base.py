@@ -9,8 +9,8 @@ items (`read`) before anything touches the bank, so a malformed file imports not
 
 from __future__ import annotations
 
-import os
 import hashlib
+import os
 import random
 import re
 import tempfile
