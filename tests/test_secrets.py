@@ -8,25 +8,13 @@ from pathlib import Path
 import keyring
 import pytest
 from keyring.backends import fail
-from keyrings.alt.file import PlaintextKeyring
 
 from quizsmith import secrets, settings
 from quizsmith.errors import AuthError, SecretStoreError
 from quizsmith.logs import setup_logging
+from support.file_keyring import TmpKeyring
 
 KEY = "sk-test-1234567890abcdef"
-
-
-class TmpKeyring(PlaintextKeyring):
-    """A real file-backed keyring, kept in the test's temp dir."""
-
-    def __init__(self, folder: Path) -> None:
-        super().__init__()
-        self._folder = folder
-
-    @property
-    def file_path(self) -> str:  # type: ignore[override]
-        return str(self._folder / "keyring_pass.cfg")
 
 
 @pytest.fixture

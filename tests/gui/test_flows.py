@@ -154,17 +154,16 @@ def test_export_of_an_empty_selection_says_why(
 @pytest.fixture
 def temp_keyring(tmp_path: Path) -> Any:
     import keyring
-    from keyrings.alt.file import PlaintextKeyring
 
-    class TmpKeyring(PlaintextKeyring):  # type: ignore[misc]
+    from support.file_keyring import TmpKeyring
+
+    class UsableKeyring(TmpKeyring):
+        # A plain-text keyring counts as usable only at priority >= 1 or when chosen with
+        # PYTHON_KEYRING_BACKEND (secrets.keyring_usable).
         priority = 1
 
-        @property
-        def file_path(self) -> str:
-            return str(tmp_path / "keyring" / "keyring_pass.cfg")
-
     previous = keyring.get_keyring()
-    keyring.set_keyring(TmpKeyring())
+    keyring.set_keyring(UsableKeyring(tmp_path / "keyring"))
     yield
     keyring.set_keyring(previous)
 

@@ -12,11 +12,11 @@ from typing import Any, ClassVar
 
 import keyring
 import pytest
-from keyrings.alt.file import PlaintextKeyring
 
 from quizsmith import logs, secrets
 from quizsmith.providers.base import ChatResult, ModelInfo, Provider, parse_json_output
 from quizsmith.settings import DEFAULT_ROLES, Settings
+from support.file_keyring import TmpKeyring
 
 ONE_THREAD_TOML = "[models]\nn_threads = 1\n"
 #: The API key the reliability tests configure and then look for everywhere it must not be.
@@ -103,16 +103,6 @@ def log_file(caplog: pytest.LogCaptureFixture) -> Iterator[Path]:
     for handler in previous:
         root.addHandler(handler)
     root.setLevel(level)
-
-
-class TmpKeyring(PlaintextKeyring):
-    def __init__(self, folder: Path) -> None:
-        super().__init__()
-        self._folder = folder
-
-    @property
-    def file_path(self) -> str:  # type: ignore[override]
-        return str(self._folder / "keyring_pass.cfg")
 
 
 @pytest.fixture
