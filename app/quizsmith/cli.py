@@ -426,6 +426,23 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_refit(args: argparse.Namespace) -> int:
+    from quizsmith.bank import ItemBank
+    from quizsmith.evaluation.overall import refit_from_bank
+
+    with ItemBank(args.bank, create=False, read_only=True) as bank:
+        model = refit_from_bank(bank, seed=args.seed)
+    cv = model.info["cv"]
+    r = cv["pearson_vs_accept"]["pearson"]["value"]
+    n = model.info["training"]["items"]
+    print(
+        f"Refitted the overall score on your decisions ({n} items): grouped-CV Pearson r with "
+        f"your accept/reject {r}, AUC {cv['auc']}. Saved {model.path}; the app and "
+        "`quizsmith score` use it from now on."
+    )
+    return 0
+
+
 def _cmd_gui(args: argparse.Namespace) -> int:
     # Imported here: the desktop app (PySide6) is an optional extra and slow to import.
     from quizsmith.gui.app import run
@@ -573,6 +590,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--ship", action="store_true", help="with --fit: write resources/overall_model.joblib"
     )
     p.set_defaults(func=_cmd_eval)
+
+    p = sub.add_parser(
+        "refit",
+        help="refit the overall score on your own accept/reject decisions in a bank",
+        description="Fits the overall quality estimate on the items you accepted or rejected "
+        "(at least 30, with 10 of each), from the scores they carry, and saves it in your "
+        "config folder, where it replaces the shipped model.",
+    )
+    p.add_argument("--bank", required=True, help="the bank file")
+    p.add_argument("--seed", type=int, default=0, help="random forest and fold seed (0)")
+    p.set_defaults(func=_cmd_refit)
 
     p = sub.add_parser("gui", help="start the desktop app")
     p.add_argument("bank", nargs="?", help="the item bank file (default: the last one opened)")

@@ -172,3 +172,44 @@ def test_refit_from_bank(tmp_path: Path) -> None:
     assert model.path != shipped_model_path()
     assert model.info["training"]["items"] == 40
     assert "ref.bleu4" in model.used
+
+
+def _bank_with_decisions(path: Path, decided: int) -> None:
+    from quizsmith.bank import ItemBank
+
+    rng = random.Random(3)
+    with ItemBank(path) as bank:
+        for i in range(40):
+            pid = bank.add_passage(Passage(text=f"Passage {i % 8} text."))
+            item_id = bank.add_item(
+                Item(type="short", stem=f"Question {i}?", key="answer", passage_id=pid)
+            )
+            v = rng.random()
+            naco = ScoreResult(metric="naco", value=v, values={"n": 1, "a": v, "c": 1.0})
+            bank.add_score(item_id, naco)
+            if i < decided:
+                bank.review(item_id, "accept" if i % 2 else "reject")
+
+
+def test_refit_command_learns_the_teachers_decisions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from quizsmith.cli import main
+
+    few, enough = tmp_path / "few.qbank", tmp_path / "enough.qbank"
+    _bank_with_decisions(few, decided=12)
+    assert main(["refit", "--bank", str(few)]) == 2
+    err = capsys.readouterr().err
+    assert "Not enough decisions" in err and "at least 30" in err
+    assert not user_model_path().exists()
+
+    _bank_with_decisions(enough, decided=36)
+    assert main(["refit", "--bank", str(enough)]) == 0
+    out = capsys.readouterr().out
+    assert "Refitted the overall score on your decisions (36 items)" in out
+    loaded = OverallModel.load()
+    assert loaded.path == user_model_path()
+    assert set(loaded.used) >= {"naco", "naco.a"}
+    assert loaded.predict(
+        {"naco": ScoreResult(metric="naco", value=0.5, values={"n": 1, "a": 0.5, "c": 1.0})}
+    ).scored

@@ -172,3 +172,43 @@ def test_review_reasons_show_messages_as_written(
     assert queue.current_item().id == sample["error"]
     assert "(KDA_cont 0.29 &lt; 0.30)." in queue.reasons.text()
     assert queue.alt_box.placeholderText()  # says why the box is empty
+
+
+def _decide(bank: ItemBank, count: int) -> None:
+    """`count` items with NACo scores, decided alternately reject/accept."""
+    from quizsmith.domain import Item, Passage, ScoreResult
+
+    for i in range(count):
+        pid = bank.add_passage(Passage(text=f"Passage {i % 8} about rivers."))
+        item_id = bank.add_item(
+            Item(type="short", stem=f"Which river is number {i}?", key="Nile", passage_id=pid)
+        )
+        v = (i * 37 % 100) / 100
+        bank.add_score(
+            item_id, ScoreResult(metric="naco", value=v, values={"n": 1, "a": v, "c": 1.0})
+        )
+        bank.review(item_id, "accept" if i % 2 else "reject")
+
+
+def test_learn_my_standard_refits_the_overall_score(
+    window: Any, qtbot: Any, bank: ItemBank
+) -> None:
+    from quizsmith.evaluation.overall import OverallModel, user_model_path
+    from quizsmith.gui import messages
+
+    _decide(bank, 8)
+    worker = window.refit_overall()
+    with qtbot.waitSignal(worker.signals.failed, timeout=60_000):
+        pass
+    qtbot.waitUntil(lambda: bool(messages.shown), timeout=10_000)
+    assert "Not enough decisions" in messages.shown[-1].text()
+    assert not user_model_path().exists()
+
+    _decide(bank, 32)
+    worker = window.refit_overall()
+    with qtbot.waitSignal(worker.signals.finished, timeout=60_000):
+        pass
+    qtbot.waitUntil(
+        lambda: "now follows your decisions" in messages.shown[-1].text(), timeout=10_000
+    )
+    assert OverallModel.load().path == user_model_path()

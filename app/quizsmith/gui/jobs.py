@@ -183,3 +183,17 @@ def exam_check_job(text: str, items: Sequence[Item], settings: Settings) -> JobF
         return report
 
     return job
+
+
+def refit_overall_job(bank: ItemBank) -> JobFactory:
+    """Refit the overall estimate on the teacher's accept/reject decisions in the bank; the
+    result (an OverallModel saved in the user's config folder) is the job's return value."""
+
+    def job(token: CancelToken) -> Generator[Progress, None, Any]:
+        from quizsmith.evaluation.overall import refit_from_bank
+
+        yield Progress("Fitting the overall score on your decisions")
+        token.raise_if_cancelled()
+        return refit_from_bank(bank)
+
+    return job

@@ -37,7 +37,7 @@ from quizsmith.errors import QuizsmithError
 from quizsmith.gui import jobs, prefs
 from quizsmith.gui.browser import BankBrowser
 from quizsmith.gui.item_editor import AUTOSAVE_MS, ItemEditor
-from quizsmith.gui.messages import show_error, show_exception
+from quizsmith.gui.messages import show_error, show_exception, show_info
 from quizsmith.gui.models import (
     ItemRole,
     ItemTableModel,
@@ -229,6 +229,7 @@ class MainWindow(QMainWindow):
         tools = self.menuBar().addMenu("&Tools")
         self._action(tools, "Check a handout (EXAM)…", self.open_exam_dialog)
         self._action(tools, "Score distribution…", self.open_chart)
+        self._action(tools, "Learn my standard (refit the overall score)", self.refit_overall)
         tools.addSeparator()
         self._action(tools, "Settings…", self.open_settings_dialog, "Ctrl+,")
 
@@ -517,6 +518,26 @@ class MainWindow(QMainWindow):
         if isinstance(item, Item) and item.id is not None:
             with contextlib.suppress(QuizsmithError):
                 self.item_changed(self.bank.get_item(item.id))
+
+    def refit_overall(self) -> JobWorker:
+        """Refit the overall estimate on this bank's accept/reject decisions (in a worker)."""
+        worker = self.runner.start(jobs.refit_overall_job(self.bank))
+        self.progress.attach(worker, "Learning your standard")
+        worker.signals.finished.connect(self._refitted)
+        worker.signals.failed.connect(self._job_failed)
+        return worker
+
+    def _refitted(self, model: Any) -> None:
+        cv = model.info["cv"]
+        show_info(
+            self,
+            f"The overall score now follows your decisions on "
+            f"{model.info['training']['items']} items (cross-validated Pearson r with your "
+            f"accept/reject {cv['pearson_vs_accept']['pearson']['value']:.2f}, AUC "
+            f"{cv['auc']:.2f}). The review queue ranks by it from its next refresh.",
+            "Overall score refitted",
+        )
+        self.review.refresh()
 
     def _job_failed(self, message: str, fix: str) -> None:
         show_error(self, message, fix)

@@ -24,10 +24,19 @@ def message_text(message: str, fix: str = "") -> str:
 
 def show_error(parent: QWidget | None, message: str, fix: str = "", title: str = "") -> QMessageBox:
     """A non-blocking (window-modal) error box; returns it so callers and tests can see it."""
+    return _show(parent, message_text(message, fix), title, QMessageBox.Icon.Warning)
+
+
+def show_info(parent: QWidget | None, message: str, title: str = "") -> QMessageBox:
+    """A non-blocking report that something finished (same handling as show_error)."""
+    return _show(parent, message, title, QMessageBox.Icon.Information)
+
+
+def _show(parent: QWidget | None, text: str, title: str, icon: QMessageBox.Icon) -> QMessageBox:
     box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Warning)
+    box.setIcon(icon)
     box.setWindowTitle(title or "Quizsmith")
-    box.setText(message_text(message, fix))
+    box.setText(text)
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.finished.connect(lambda _result: _forget(box))
     shown.append(box)
