@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,8 @@ def run_quiz(passage: Passage, n: int, rank: bool, settings: Settings) -> dict[s
         "passing": passing,
         "shortfall": result.shortfall,
         "stems": [it.stem for it in items],
+        # Which review reasons keep items from passing (the codes of each kept item's flags).
+        "flags": [sorted({f.code for f in it.flags}) for it in items],
     }
 
 
@@ -111,6 +114,12 @@ def main() -> None:
             f"{passing / made if made else 0:.0%} |"
         )
     md += ["", "Target: a 5-item MCQ quiz from a 300-word passage in under 60 s with ranking.", ""]
+    for mode, results in runs.items():
+        counts = Counter(code for r in results for codes in r["flags"] for code in codes)
+        made = sum(r["items"] for r in results)
+        listed = ", ".join(f"{code} {n}/{made}" for code, n in counts.most_common())
+        md.append(f"Flags on the {mode} items: {listed or 'none'}.")
+    md.append("")
     text = "\n".join(md)
     write_results("generation", data, text)
     print(text)
