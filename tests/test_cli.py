@@ -229,3 +229,18 @@ def test_score_writes_scores_and_not_scored_reasons(tmp_path: Path) -> None:
         assert row["scores"]["exam"]["value"] in (0.0, 1.0)
     short = scored[2]["scores"]["exam"]
     assert short["value"] is None and "does not apply" in short["not_scored_reason"]
+
+
+def test_exam_without_a_usable_qa_model_says_which_role_to_fix(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    _nile_items(items)
+    handout = tmp_path / "handout.txt"
+    handout.write_text("Rivers carry water to the sea.")
+    (paths.config_dir() / "settings.toml").write_text(
+        '[roles]\nsolvers = ["no-such-model"]\nembeddings = "no-such-embedder"\n',
+        encoding="utf-8",
+    )
+    result = run("exam", str(handout), "--items", str(items))
+    assert result.returncode == 2, result.stdout
+    assert "No Q/A model is available" in result.stderr and "no-such-model" in result.stderr
+    assert "'solvers' role" in result.stderr and "Traceback" not in result.stderr

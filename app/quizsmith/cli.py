@@ -222,7 +222,7 @@ def _cmd_exam(args: argparse.Namespace) -> int:
     ctx = MetricContext(settings=settings.load(), cancel=CancelToken())
     metric = ExamMetric()
     options = ctx.options(metric)
-    solvers = metric.qa_solvers(ctx, options).solvers
+    solvers = metric.required_qa_solvers(ctx, options).solvers
     kwargs = {"min_margin": options["min_margin"], "min_confidence": options["min_confidence"]}
     print(f"Answering {len(items)} questions from {args.text} ...", file=sys.stderr)
     if args.gold:

@@ -54,3 +54,14 @@ def test_a_bank_from_before_drafts_is_upgraded(bank_path: Path) -> None:
         bank.save_draft(item_id, {"stem": "kept"})
     with ItemBank(bank_path, embed=fake_embed) as again:
         assert again.get_draft(item_id) is not None
+
+
+def test_an_older_bank_opened_for_reading_is_upgraded_first(bank_path: Path) -> None:
+    # `quizsmith export` and `refit` open banks read-only; after an update of Quizsmith
+    # they must not fail with "read-only" on a bank the user can write.
+    conn = sqlite3.connect(bank_path, isolation_level=None)
+    schema.migrate(Database(conn), stop_before="0005_drafts")
+    conn.close()
+    with ItemBank(bank_path, create=False, read_only=True, embed=fake_embed) as bank:
+        assert bank.read_only and "0005_drafts" in bank.schema_version
+        assert bank.count() == 0

@@ -9,7 +9,8 @@ writer), and a thread inside a transaction reads through the writer, so it sees 
 uncommitted changes. Multi-query reads run in one read transaction, a consistent snapshot.
 
 Read-only files (no write permission, or `read_only=True`) open for reading; any change then
-raises BankError saying the file is read-only. Every SQLite failure reaches the caller as a
+raises BankError saying the file is read-only. An older bank opened with `read_only=True` in
+a writable file has its schema upgraded first. Every SQLite failure reaches the caller as a
 BankError with a fix, never as a traceback.
 """
 
@@ -69,6 +70,15 @@ class ItemBank:
         self._immutable = False
         probe = connection.probe(self.path)
         self._check_openable(probe, create, read_only)
+        if read_only and probe.kind is FileKind.BANK and probe.writable and probe.pending:
+            # Asked for reading only (export, refit), but the file is an older bank we may
+            # write: upgrade its schema first (migrations only add), so an export after an
+            # update of Quizsmith does not fail with "read-only".
+            self._open_writer(probe)
+            assert self._writer is not None
+            self._writer.close()
+            self._writer = None
+            probe = connection.probe(self.path)
         self.read_only = read_only or (probe.kind is FileKind.BANK and not probe.writable)
         if self.read_only:
             self._open_read_only(probe)

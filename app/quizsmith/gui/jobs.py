@@ -161,15 +161,7 @@ def exam_check_job(text: str, items: Sequence[Item], settings: Settings) -> JobF
         metric = ExamMetric()
         ctx = metric_context(settings, token, None)
         options = ctx.options(metric)
-        solver_set = metric.qa_solvers(ctx, options)
-        if not solver_set.solvers:
-            from quizsmith.errors import QuizsmithError
-
-            reasons = "; ".join(f"{k}: {v}" for k, v in solver_set.skipped.items())
-            raise QuizsmithError(
-                f"No Q/A model is available ({reasons}).",
-                "Check the models in Settings → Models (the 'solvers' role).",
-            )
+        solver_set = metric.required_qa_solvers(ctx, options)
         yield Progress(f"Answering {len(chosen)} questions from the text", 0, 1)
         report = check_text(
             text,

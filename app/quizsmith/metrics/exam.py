@@ -322,6 +322,18 @@ class ExamMetric(Metric):
     def qa_solvers(self, ctx: MetricContext, options: dict[str, Any]) -> SolverSet:
         return solvers_from_options(ctx, options, str(options.get("qa_role") or "solvers"))
 
+    def required_qa_solvers(self, ctx: MetricContext, options: dict[str, Any]) -> SolverSet:
+        """The Q/A solvers for grading a text; an error with the fix when none can run (a
+        handout check without a Q/A model would report every question as unanswered)."""
+        solver_set = self.qa_solvers(ctx, options)
+        if not solver_set.solvers:
+            raise QuizsmithError(
+                f"No Q/A model is available ({_skipped_text(solver_set)}).",
+                "Check the models of the 'solvers' role (Settings → Models, or "
+                "`quizsmith models`).",
+            )
+        return solver_set
+
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         options = ctx.options(self)
         solver_set = self.qa_solvers(ctx, options)
@@ -332,9 +344,10 @@ class ExamMetric(Metric):
             "min_confidence": float(options["min_confidence"]),
         }
         if not solver_set.solvers:
-            reasons = "; ".join(f"{k}: {v}" for k, v in solver_set.skipped.items())
             return ScoreResult.not_scored(
-                self.name, f"No Q/A model is available ({reasons}).", model_config=config
+                self.name,
+                f"No Q/A model is available ({_skipped_text(solver_set)}).",
+                model_config=config,
             )
         passage = item.passage.text if item.passage else ""
         try:
@@ -401,3 +414,7 @@ class ExamMetric(Metric):
                 metric=self.name,
             )
         ]
+
+
+def _skipped_text(solver_set: SolverSet) -> str:
+    return "; ".join(f"{k}: {v}" for k, v in solver_set.skipped.items()) or "none configured"
