@@ -31,7 +31,7 @@ from quizsmith.metrics.solvers import (
     solve_windowed,
     split_sentences,
 )
-from quizsmith.providers.base import ModelInfo, OptionLogprob, Provider
+from quizsmith.providers.base import ModelInfo, OptionLogprob, Provider, Reusable
 from quizsmith.settings import Settings
 from support.squad import squad_mcqs as shared_squad_mcqs
 
@@ -119,7 +119,10 @@ class ScriptedLLM(Provider):
         has_text = "Text:" in prefix[prefix.rfind("\n\n") + 1 :]
         return self.scores[text] + (self.bonus if has_text and text == self.key else 0.0)
 
-    def option_logprobs(self, prefix: str, options: Sequence[str]) -> list[OptionLogprob]:
+    def option_logprobs(
+        self, prefix: str, options: Sequence[str], *, reuse_prefix: Reusable = ""
+    ) -> list[OptionLogprob]:
+        assert prefix.startswith(reuse_prefix)
         self.prompts.append(prefix)
         block = prefix.rsplit("Question:", 1)[1]
         listed = dict(re.findall(r"^([A-J])\. (.*)$", block, flags=re.M))

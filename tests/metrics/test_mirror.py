@@ -14,7 +14,7 @@ from quizsmith.domain import Item, Passage
 from quizsmith.metrics import mirror_prompts
 from quizsmith.metrics.base import MetricContext
 from quizsmith.metrics.mirror import MirrorMetric, parse_review
-from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider
+from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
 from quizsmith.settings import DEFAULT_ROLES, Settings
 
 DATA = Path(__file__).parents[2].parent / "shared" / "data" / "qgeval" / "instances.json"
@@ -50,6 +50,7 @@ class ScriptedReviewer(Provider):
         seed: int | None = None,
         stop: Sequence[str] = (),
         json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",
     ) -> ChatResult:
         assert json_schema is not None
         sent = [m.as_dict() if isinstance(m, Message) else dict(m) for m in messages]

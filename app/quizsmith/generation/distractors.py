@@ -223,8 +223,10 @@ def qa_prefers(
     evaluated once (KV cache) for all options."""
 
     def check(distractors: list[str]) -> list[bool]:
-        prefix = f"{' '.join(fact.split())}\nQuestion: {question}\nAnswer:"
-        scores = qa.option_logprobs(prefix, [f" {key}", *(f" {d}" for d in distractors)])
+        reading = f"{' '.join(fact.split())}\n"
+        prefix = f"{reading}Question: {question}\nAnswer:"
+        options = [f" {key}", *(f" {d}" for d in distractors)]
+        scores = qa.option_logprobs(prefix, options, reuse_prefix=reading)
         means = [s.mean if s.n_tokens else -math.inf for s in scores]
         return [m > means[0] for m in means[1:]]
 

@@ -52,6 +52,7 @@ def write_stem(
                 temperature=temperature,
                 seed=seed,
                 json_schema=prompts.STEM_SCHEMA,
+                reuse_prefix="Fact:\n",  # the system message and template before it
             )
             raw = result.text
             # An unconstrained backend (Anthropic, a server ignoring response_format) may
@@ -59,12 +60,14 @@ def write_stem(
             data: Any = result.data
             stem = str(data.get("question", "")) if isinstance(data, dict) else ""
         else:
+            prompt = prompts.stem_fewshot(fact, answer, difficulty)
             result = provider.complete(
-                prompts.stem_fewshot(fact, answer, difficulty),
+                prompt,
                 max_tokens=60,
                 temperature=temperature,
                 seed=seed,
                 stop=["\n"],
+                reuse_prefix=shots_of(prompt, "Fact: "),
             )
             raw = stem = result.text
     except OutputParseError as exc:
@@ -217,6 +220,7 @@ def propose_distractors(
                 temperature=temperature,
                 seed=seed,
                 json_schema=prompts.DISTRACTOR_SCHEMA,
+                reuse_prefix="Source:\n",
             )
             data: Any = result.data or {}
             raw_list = data.get("wrong_answers") if isinstance(data, dict) else None
@@ -224,12 +228,14 @@ def propose_distractors(
                 raw_list = []
             texts = [str(t) for t in raw_list if isinstance(t, str | int | float)]
         else:
+            prompt = prompts.distractors_fewshot(question, answer)
             result = provider.complete(
-                prompts.distractors_fewshot(question, answer),
+                prompt,
                 max_tokens=60,
                 temperature=temperature,
                 seed=seed,
                 stop=["\n"],
+                reuse_prefix=shots_of(prompt, "Question: "),
             )
             texts = result.text.split(";")
     except (OutputParseError, ProviderError) as exc:
@@ -267,6 +273,12 @@ def propose_concepts(provider: Provider, profile: str, passage: str, *, seed: in
     except (OutputParseError, ProviderError):
         return []
     return [t for t in (clean_option(t) for t in terms) if t]
+
+
+def shots_of(prompt: str, label: str) -> str:
+    """A few-shot prompt's instructions and worked examples: everything before its last
+    `label` line. Every call of the kind repeats them, so a local model keeps their state."""
+    return prompt[: prompt.rfind("\n" + label) + 1]
 
 
 def clean_line(text: str) -> str:

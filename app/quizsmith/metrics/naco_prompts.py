@@ -68,6 +68,9 @@ A2_SCHEMA: Final[dict[str, Any]] = {
     "required": ["natural", "steps", "answer"],
 }
 
+#: A marker no passage contains, to cut a prompt at the place of its question.
+_CUT: Final = "\x00"
+
 # -- fewshot profile --------------------------------------------------------------------------
 # Two short worked examples: enough for a base model to copy the format; longer ones cost
 # prompt time on two cores without a measured gain.
@@ -116,6 +119,16 @@ def a2_prompt(passages: Sequence[str], question: str) -> str:
     )
 
 
+def a2_reading(passages: Sequence[str]) -> tuple[str, str]:
+    """The A.2 prompt up to its passages (the same for every item), and up to its sentence
+    (the same for every question on these passages): a local model keeps their evaluated
+    state (providers' `reuse_prefix`)."""
+    head = A2_TEMPLATE.split("{passages}")[0].format(
+        count="two" if len(passages) > 1 else "one", plural="s" if len(passages) > 1 else ""
+    )
+    return head, a2_prompt(passages, _CUT).split(_CUT)[0]
+
+
 def _fewshot_passages(passages: Sequence[str]) -> str:
     if len(passages) == 1:
         return f"Passage: {passages[0]}"
@@ -134,6 +147,13 @@ def fewshot_answer_prompt(passages: Sequence[str], question: str) -> str:
         )
     target = f"{_fewshot_passages(passages)}\nQuestion: {question}\nAnswer:"
     return "\n\n".join([*shots, target])
+
+
+def fewshot_reading(passages: Sequence[str]) -> tuple[str, str]:
+    """The few-shot answer prompt up to its passages (the worked examples) and up to its
+    question (shared by the steps continuation), as for `a2_reading`."""
+    prompt = fewshot_answer_prompt(passages, _CUT)
+    return prompt[: prompt.rindex(_fewshot_passages(passages))], prompt.split(_CUT)[0]
 
 
 def fewshot_steps_continuation(answer_prompt: str, answer: str) -> str:

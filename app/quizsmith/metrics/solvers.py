@@ -150,6 +150,9 @@ class _LogprobSolver:
     def config(self) -> dict[str, Any]:
         return model_config(self.provider, self.profile, style=self.style)
 
+    def reading(self, context: str | None) -> str:
+        raise NotImplementedError
+
     def prompt(self, context: str | None, stem: str, options: Sequence[str]) -> str:
         raise NotImplementedError
 
@@ -177,7 +180,12 @@ class LetterChoiceSolver(_LogprobSolver):
 
     style: ClassVar[str] = "letter"
 
-    def prompt(self, context: str | None, stem: str, options: Sequence[str]) -> str:
+    def reading(self, context: str | None) -> str:
+        """The part of the prompt before the question: the worked example and the text. It
+        does not change when the teacher edits the item, so the model keeps its state."""
+        return self._shot(context) + _context_block(context)
+
+    def _shot(self, context: str | None) -> str:
         shot = ""
         if self.profile == "fewshot":
             listed = "".join(f"{LETTERS[i]}. {o}\n" for i, o in enumerate(FEWSHOT_OPTIONS))
@@ -185,8 +193,11 @@ class LetterChoiceSolver(_LogprobSolver):
             shot = (
                 f"{example_text}Question: {FEWSHOT_QUESTION}\n{listed}Answer: {FEWSHOT_ANSWER}\n\n"
             )
+        return shot
+
+    def prompt(self, context: str | None, stem: str, options: Sequence[str]) -> str:
         listed = "".join(f"{LETTERS[i]}. {o.strip()}\n" for i, o in enumerate(options))
-        return f"{shot}{_context_block(context)}Question: {stem.strip()}\n{listed}Answer:"
+        return f"{self.reading(context)}Question: {stem.strip()}\n{listed}Answer:"
 
     def continuations(self, options: Sequence[str]) -> list[str]:
         return [f" {LETTERS[i]}" for i in range(len(options))]
@@ -198,7 +209,9 @@ class LetterChoiceSolver(_LogprobSolver):
         order = shuffled_order(len(options), seed)
         shown = [options[i] for i in order]
         scored = self.provider.option_logprobs(
-            self.prompt(context, stem, shown), self.continuations(shown)
+            self.prompt(context, stem, shown),
+            self.continuations(shown),
+            reuse_prefix=(self._shot(context), self.reading(context)),
         )
         # Letter k was shown for option order[k]; map back to the item's order.
         raw = [0.0] * len(options)
@@ -212,8 +225,11 @@ class OptionLikelihoodSolver(_LogprobSolver):
 
     style: ClassVar[str] = "likelihood"
 
+    def reading(self, context: str | None) -> str:
+        return _context_block(context)
+
     def prompt(self, context: str | None, stem: str, options: Sequence[str]) -> str:
-        return f"{_context_block(context)}Question: {stem.strip()}\nAnswer:"
+        return f"{self.reading(context)}Question: {stem.strip()}\nAnswer:"
 
     def continuations(self, options: Sequence[str]) -> list[str]:
         return [" " + o.strip() for o in options]
@@ -223,7 +239,9 @@ class OptionLikelihoodSolver(_LogprobSolver):
     ) -> SolverOutput:
         _check_options(options)
         scored = self.provider.option_logprobs(
-            self.prompt(context, stem, options), self.continuations(options)
+            self.prompt(context, stem, options),
+            self.continuations(options),
+            reuse_prefix=self.reading(context),
         )
         # Length-normalised: a long option is not penalised for having more tokens.
         raw = [lp.mean for lp in scored]

@@ -12,6 +12,7 @@ from quizsmith.providers.base import (
     Message,
     ModelInfo,
     Provider,
+    Reusable,
     as_message_dicts,
     parse_json_output,
 )
@@ -57,6 +58,7 @@ class AnthropicProvider(Provider):
         seed: int | None = None,
         stop: Sequence[str] = (),
         json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",  # a local-model optimisation; a server keeps its own cache
     ) -> ChatResult:
         msgs = as_message_dicts(messages)
         system = "\n\n".join(m["content"] for m in msgs if m["role"] == "system")

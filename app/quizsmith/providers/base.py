@@ -15,6 +15,10 @@ from quizsmith.errors import CapabilityError
 
 Role = Literal["system", "user", "assistant"]
 
+#: Leading parts of a prompt that later calls repeat (`reuse_prefix`): one text, or nested
+#: texts each extending the one before (instructions, then instructions + passage).
+Reusable = str | tuple[str, ...]
+
 
 @dataclass(frozen=True)
 class Message:
@@ -88,7 +92,12 @@ class Provider:
         seed: int | None = None,
         stop: Sequence[str] = (),
         json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",
     ) -> ChatResult:
+        """`reuse_prefix`: leading parts of the last message's content (e.g. the instructions,
+        then instructions and passage) that later calls will repeat. A backend that can keep
+        their evaluated state does so (llama.cpp); the answer never depends on whether it was
+        kept. Others ignore it."""
         raise CapabilityError(f"{self.name} cannot chat.", "Choose a chat model for this role.")
 
     def complete(
@@ -100,13 +109,18 @@ class Provider:
         seed: int | None = None,
         stop: Sequence[str] = (),
         json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",
     ) -> ChatResult:
-        """Raw text completion, for base models driven with few-shot prompts."""
+        """Raw text completion, for base models driven with few-shot prompts. `reuse_prefix`:
+        a leading part of `prompt`, as for `chat`."""
         raise CapabilityError(
             f"{self.name} cannot do raw completion.", "Choose a completion-capable model."
         )
 
-    def option_logprobs(self, prefix: str, options: Sequence[str]) -> list[OptionLogprob]:
+    def option_logprobs(
+        self, prefix: str, options: Sequence[str], *, reuse_prefix: Reusable = ""
+    ) -> list[OptionLogprob]:
+        """`reuse_prefix`: a leading part of `prefix`, as for `chat`."""
         raise CapabilityError(
             f"{self.name} gives no token log-probabilities.",
             "Choose a local GGUF model or a server that returns prompt logprobs for this role.",
@@ -128,6 +142,12 @@ def as_message_dicts(messages: Sequence[Message | dict[str, str]]) -> list[dict[
             m.as_dict() if isinstance(m, Message) else {"role": m["role"], "content": m["content"]}
         )
     return out
+
+
+def reusable_heads(text: str, reuse: Reusable) -> list[str]:
+    """The non-empty parts of `reuse` that `text` starts with, shortest first."""
+    heads = [reuse] if isinstance(reuse, str) else list(reuse)
+    return sorted({h for h in heads if h and text.startswith(h)}, key=len)
 
 
 def parse_json_output(text: str) -> Any:

@@ -12,8 +12,9 @@ import json
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,9 +25,16 @@ from quizsmith.providers.base import (
     ModelInfo,
     OptionLogprob,
     Provider,
+    Reusable,
     as_message_dicts,
     parse_json_output,
+    reusable_heads,
 )
+from quizsmith.providers.llamacpp_state import PrefixStates, common_prefix, restore, snapshot
+
+#: Finished deterministic calls kept per model (greedy, or seeded sampling): a re-score of an
+#: item whose question did not change (a distractor was edited) repeats NACo's calls exactly.
+MEMO_ENTRIES = 256
 
 
 def physical_cores() -> int:
@@ -49,6 +57,13 @@ class _Loaded:
     lock: threading.RLock
     n_ctx: int
     has_chat_template: bool
+    #: Evaluated prompt prefixes (see llamacpp_state for why this is not llama-cpp's own).
+    states: PrefixStates = field(default_factory=PrefixStates)
+    #: (tokens, cuts) whose canonical state fills the KV cells 0..len(tokens)-1 right now.
+    live: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    #: The model's own chat template, rendered here so that the prompt's tokens are known.
+    formatter: Any = None
+    memo: OrderedDict[tuple[Any, ...], ChatResult] = field(default_factory=OrderedDict)
 
 
 _models: dict[tuple[str, int, int], _Loaded] = {}
@@ -108,15 +123,6 @@ def _log_softmax(row: Any) -> Any:
     row = row.astype(np.float64)
     shifted = row - row.max()
     return shifted - np.log(np.exp(shifted).sum())
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 class LlamaCppProvider(Provider):
@@ -197,35 +203,68 @@ class LlamaCppProvider(Provider):
         seed: int | None = None,
         stop: Sequence[str] = (),
         json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",
     ) -> ChatResult:
         msgs = as_message_dicts(messages)
+        last = msgs[-1]["content"] if msgs else ""
+        heads = reusable_heads(last, reuse_prefix)
         if not self.is_chat_model:
             # A base model has no chat template; a plain transcript is the closest prompt.
-            prompt = "".join(f"{m['role'].capitalize()}: {m['content']}\n" for m in msgs)
+            lines = [f"{m['role'].capitalize()}: {m['content']}\n" for m in msgs]
+            before = "".join(lines[:-1]) + f"{msgs[-1]['role'].capitalize()}: " if msgs else ""
             return self.complete(
-                prompt + "Assistant:",
+                "".join(lines) + "Assistant:",
                 max_tokens=max_tokens,
                 temperature=temperature,
                 seed=seed,
                 stop=[*stop, "\nUser:"],
                 json_schema=json_schema,
+                reuse_prefix=tuple(before + h for h in heads),
             )
         loaded = self._get()
         started = time.perf_counter()
         with loaded.lock:
-            self._check_fits(loaded, json.dumps(msgs), max_tokens)
-            out = loaded.llm.create_chat_completion(
-                messages=msgs,
+            formatter = self._formatter(loaded)
+            if formatter is None:
+                # A chat model named so in settings but without a template of its own:
+                # llama-cpp-python's guessed format, from an empty cache.
+                self._check_fits(loaded, json.dumps(msgs), max_tokens)
+                self._start_from(loaded, [], [])
+                out = loaded.llm.create_chat_completion(
+                    messages=msgs,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    seed=seed,
+                    stop=list(stop) or None,
+                    grammar=self._grammar(json_schema),
+                )
+                choice = out["choices"][0]
+                text = choice["message"].get("content") or ""
+                return self._result(out, text, choice, started, json_schema)
+            # What llama-cpp-python's template handler does, with the tokens in our hands.
+            rendered = formatter(messages=msgs)
+            add_bos = not rendered.added_special
+            tokens = self._tokens(loaded, rendered.prompt, add_bos=add_bos, special=True)
+            at = rendered.prompt.rfind(last) if heads else -1
+            before = rendered.prompt[:at] if at >= 0 else ""
+            cuts = [
+                self._prefix_length(loaded, tokens, before + h, add_bos=add_bos, special=True)
+                for h in (heads if at >= 0 else [])
+            ]
+            extra = rendered.stop or []
+            stops = [*stop, *([extra] if isinstance(extra, str) else extra)]
+            return self._generate(
+                loaded,
+                tokens,
+                cuts,
+                started=started,
                 max_tokens=max_tokens,
                 temperature=temperature,
                 seed=seed,
-                stop=list(stop) or None,
-                grammar=self._grammar(json_schema),
+                stop=stops,
+                json_schema=json_schema,
+                stopping_criteria=rendered.stopping_criteria,
             )
-        choice = out["choices"][0]
-        return self._result(
-            out, choice["message"].get("content") or "", choice, started, json_schema
-        )
 
     def complete(
         self,
@@ -236,24 +275,162 @@ class LlamaCppProvider(Provider):
         seed: int | None = None,
         stop: Sequence[str] = (),
         json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",
     ) -> ChatResult:
         loaded = self._get()
         started = time.perf_counter()
         with loaded.lock:
-            self._check_fits(loaded, prompt, max_tokens)
-            out = loaded.llm.create_completion(
-                prompt,
+            # The tokens llama-cpp-python's create_completion makes of a text prompt.
+            tokens = self._tokens(loaded, prompt, add_bos=True, special=True)
+            cuts = [
+                self._prefix_length(loaded, tokens, h, add_bos=True, special=True)
+                for h in reusable_heads(prompt, reuse_prefix)
+            ]
+            return self._generate(
+                loaded,
+                tokens,
+                cuts,
+                started=started,
                 max_tokens=max_tokens,
                 temperature=temperature,
                 seed=seed,
-                stop=list(stop) or None,
-                grammar=self._grammar(json_schema),
+                stop=list(stop),
+                json_schema=json_schema,
             )
+
+    # -- prompt state ------------------------------------------------------------------------
+    @staticmethod
+    def _tokens(loaded: _Loaded, text: str, *, add_bos: bool, special: bool) -> list[int]:
+        return list(loaded.llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=special))
+
+    def _prefix_length(
+        self, loaded: _Loaded, tokens: Sequence[int], prefix: str, *, add_bos: bool, special: bool
+    ) -> int:
+        """How many leading tokens of `tokens` the text `prefix` accounts for (a token merged
+        across the seam belongs to the rest), leaving at least one token to evaluate after it
+        (its logits are what the next token is sampled from)."""
+        prefix_tokens = self._tokens(loaded, prefix, add_bos=add_bos, special=special)
+        return max(0, min(common_prefix(prefix_tokens, tokens), len(tokens) - 1))
+
+    @staticmethod
+    def _formatter(loaded: _Loaded) -> Any:
+        if loaded.formatter is None and loaded.has_chat_template:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            llm = loaded.llm
+            eos_id, bos_id = llm.token_eos(), llm.token_bos()
+            # As Llama.__init__ builds its handler for the GGUF's template.
+            loaded.formatter = Jinja2ChatFormatter(
+                template=llm.metadata["tokenizer.chat_template"],
+                eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
+                bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
+                stop_token_ids=[eos_id],
+            )
+        return loaded.formatter
+
+    @staticmethod
+    def _start_from(
+        loaded: _Loaded, tokens: Sequence[int], cuts: Sequence[int], *, fresh: bool = False
+    ) -> int:
+        """Leave in the KV cache exactly the state of tokens[:cuts[-1]] evaluated piece by
+        piece from an empty cache (tokens[0:cuts[0]], then tokens[cuts[0]:cuts[1]], ...), and
+        llama-cpp-python's bookkeeping saying so; no cuts empties the cache. Pieces already
+        in the cache, or kept from an earlier call, are not evaluated again; the others are,
+        and kept. `fresh` evaluates everything (the reference path the tests compare the
+        reuse against). Returns the number of tokens now in the cache."""
+        llm = loaded.llm
+        cuts = sorted({c for c in cuts if 0 < c < len(tokens)})
+        have = 0  # how many pieces the cache already holds
+        if loaded.live is not None and not fresh:
+            live_tokens, live_cuts = loaded.live
+            for i, cut in enumerate(cuts):
+                if i >= len(live_cuts) or live_cuts[i] != cut or llm.n_tokens < cut:
+                    break
+                if live_tokens[:cut] != tuple(tokens[:cut]):
+                    break
+                have = i + 1
+        if have:
+            llm._ctx.kv_cache_seq_rm(-1, cuts[have - 1], -1)
+        else:
+            llm.reset()
+            llm._ctx.kv_cache_clear()
+            loaded.live = None
+            for i in reversed(range(len(cuts)) if not fresh else ()):
+                key = (tuple(tokens[: cuts[i]]), tuple(cuts[: i + 1]))
+                state = loaded.states.get(key)
+                if state is not None:
+                    if restore(llm, state):
+                        llm.input_ids[: cuts[i]] = tokens[: cuts[i]]
+                        have = i + 1
+                        break
+                    llm._ctx.kv_cache_clear()  # a refused state may have left cells behind
+        done = cuts[have - 1] if have else 0
+        llm.n_tokens = done
+        for i in range(have, len(cuts)):
+            llm.eval(list(tokens[done : cuts[i]]))  # one piece, at positions done..
+            done = cuts[i]
+            if not fresh:
+                loaded.states.put((tuple(tokens[:done]), tuple(cuts[: i + 1])), snapshot(llm))
+        loaded.live = (tuple(tokens[:done]), tuple(cuts)) if done else None
+        llm.n_tokens = done
+        return done
+
+    def _generate(
+        self,
+        loaded: _Loaded,
+        tokens: list[int],
+        cuts: list[int],
+        *,
+        started: float,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+        stop: list[str],
+        json_schema: dict[str, Any] | None,
+        stopping_criteria: Any = None,
+    ) -> ChatResult:
+        """Complete `tokens`, evaluated in the pieces `cuts` marks (llamacpp_state)."""
+        self._check_fits_count(loaded, len(tokens), max_tokens)
+        memo_key: tuple[Any, ...] | None = None
+        if temperature == 0 or seed is not None:
+            schema = json.dumps(json_schema, sort_keys=True) if json_schema else ""
+            memo_key = (
+                tuple(tokens),
+                tuple(cuts),
+                max_tokens,
+                temperature,
+                seed,
+                tuple(stop),
+                schema,
+            )
+            hit = loaded.memo.get(memo_key)
+            if hit is not None:
+                loaded.memo.move_to_end(memo_key)
+                return replace(hit, seconds=time.perf_counter() - started)
+        self._start_from(loaded, tokens, cuts)
+        out = loaded.llm.create_completion(
+            tokens,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            stop=stop or None,
+            grammar=self._grammar(json_schema),
+            stopping_criteria=stopping_criteria,
+        )
         choice = out["choices"][0]
-        return self._result(out, choice.get("text") or "", choice, started, json_schema)
+        result = self._result(out, choice.get("text") or "", choice, started, json_schema)
+        if memo_key is not None:
+            loaded.memo[memo_key] = result
+            while len(loaded.memo) > MEMO_ENTRIES:
+                loaded.memo.popitem(last=False)
+        return result
 
     def _check_fits(self, loaded: _Loaded, text: str, max_tokens: int) -> None:
         n = len(loaded.llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
+        self._check_fits_count(loaded, n, max_tokens)
+
+    @staticmethod
+    def _check_fits_count(loaded: _Loaded, n: int, max_tokens: int) -> None:
         if n + max_tokens > loaded.n_ctx:
             raise ProviderError(
                 f"The prompt ({n} tokens) plus the answer ({max_tokens}) does not fit the "
@@ -284,14 +461,22 @@ class LlamaCppProvider(Provider):
 
     # -- scoring: the KDA/EXAM hot path ------------------------------------------------------
     def option_logprobs(
-        self, prefix: str, options: Sequence[str], *, strategy: str = "reuse"
+        self,
+        prefix: str,
+        options: Sequence[str],
+        *,
+        strategy: str = "reuse",
+        reuse_prefix: Reusable = "",
     ) -> list[OptionLogprob]:
         """Log-probability of each option as the continuation of `prefix`.
 
-        strategy "reuse" (the default): the shared prefix is evaluated once and its KV cache
-        kept; each option then only evaluates its own tokens. "scratch": the prefix is
-        evaluated again for every option from an empty cache (the reference the reuse path
-        must match to 1e-4). "single-pass": prefix and option in one batch, see below.
+        The prompt is evaluated in fixed pieces: `reuse_prefix` (leading parts of `prefix`
+        that later calls repeat, e.g. the text a solver reads; their state is kept, see
+        llamacpp_state), then the rest of the prefix the options share, then each option.
+        strategy "reuse" (the default): the shared prefix is evaluated once and kept; each
+        option then only evaluates its own tokens. "scratch": everything is evaluated again
+        for every option from an empty cache with the same pieces (the reference the reuse
+        path must match). "single-pass": prefix and option in one batch, see below.
         Tokenisation is that of prefix+option as one string (so a token merged across the
         boundary is scored as part of the option), identical on every path.
 
@@ -307,11 +492,8 @@ class LlamaCppProvider(Provider):
         loaded = self._get()
         with loaded.lock:
             llm = loaded.llm
-            tok = llm.tokenize
-            prefix_tokens = tok(prefix.encode("utf-8"), add_bos=True, special=False)
-            fulls = [
-                tok((prefix + o).encode("utf-8"), add_bos=True, special=False) for o in options
-            ]
+            prefix_tokens = self._tokens(loaded, prefix, add_bos=True, special=False)
+            fulls = [self._tokens(loaded, prefix + o, add_bos=True, special=False) for o in options]
             longest = max(len(f) for f in fulls)
             if longest > loaded.n_ctx:
                 raise ProviderError(
@@ -320,31 +502,39 @@ class LlamaCppProvider(Provider):
                     "Shorten the passage or let the metric window it.",
                 )
             # Where each option's own tokens start, and the prefix all of them share.
-            starts = [max(1, min(_common_prefix(prefix_tokens, f), len(f) - 1)) for f in fulls]
+            starts = [max(1, min(common_prefix(prefix_tokens, f), len(f) - 1)) for f in fulls]
             shared = min(starts)
+            cuts = []
+            for text in reusable_heads(prefix, reuse_prefix):
+                # At least one shared token after it: its logits predict the first option token.
+                head = self._tokens(loaded, text, add_bos=True, special=False)
+                cuts.append(min([common_prefix(head, f) for f in fulls] + [shared - 1]))
             try:
                 if strategy == "reuse":
-                    results = self._score_with_shared_prefix(llm, fulls, starts, shared)
+                    results = self._score_with_shared_prefix(loaded, fulls, starts, shared, cuts)
                 elif strategy == "single-pass":
+                    loaded.live = None
                     results = [
                         self._score_single_pass(llm, f, s)
                         for f, s in zip(fulls, starts, strict=True)
                     ]
                 elif strategy == "scratch":
-                    # From scratch: the prefix is evaluated again for every option, from an
-                    # empty cache, with the same batch split as the reuse path.
                     results = [
-                        self._score_with_shared_prefix(llm, [f], [s], shared)[0]
+                        self._score_with_shared_prefix(loaded, [f], [s], shared, cuts, fresh=True)[
+                            0
+                        ]
                         for f, s in zip(fulls, starts, strict=True)
                     ]
                 else:
                     raise ValueError(f"unknown strategy {strategy!r}")
             except RuntimeError as exc:
+                loaded.live = None
                 raise ProviderError(f"llama.cpp failed while scoring options: {exc}.", "") from exc
             finally:
-                # Our decoding bypassed Llama's own bookkeeping: make its next call start clean.
-                llm.reset()
-                llm._ctx.kv_cache_clear()
+                # Our decoding bypassed Llama's own bookkeeping. The first cells still hold
+                # the reusable pieces (loaded.live says which); the rest is dropped by the next
+                # call's _start_from.
+                llm.n_tokens = len(loaded.live[0]) if loaded.live else 0
         return [
             OptionLogprob(o, sum(lps), sum(lps) / len(lps), len(lps), tuple(lps))
             for o, lps in zip(options, results, strict=True)
@@ -377,17 +567,24 @@ class LlamaCppProvider(Provider):
         return [float(_log_softmax(logits_before[k])[t]) for k, t in enumerate(option_tokens)]
 
     def _score_with_shared_prefix(
-        self, llm: Any, fulls: list[list[int]], starts: list[int], shared: int
+        self,
+        loaded: _Loaded,
+        fulls: list[list[int]],
+        starts: list[int],
+        shared: int,
+        cuts: list[int],
+        *,
+        fresh: bool = False,
     ) -> list[list[float]]:
         import numpy as np
 
-        ctx = llm._ctx
-        ctx.kv_cache_clear()
-        prefix = fulls[0][:shared]
-        last = self._decode(llm, prefix, 0, logits_from=len(prefix) - 1)  # predicts `shared`
+        llm = loaded.llm
+        k = self._start_from(loaded, fulls[0][:shared], cuts, fresh=fresh)
+        # Positions k..shared-1 of the shared prefix; the last row predicts token `shared`.
+        last = self._decode(llm, fulls[0][k:shared], k, logits_from=shared - k - 1)
         results = []
         for full, start in zip(fulls, starts, strict=True):
-            ctx.kv_cache_seq_rm(-1, shared, -1)  # drop the previous option, keep the prefix
+            llm._ctx.kv_cache_seq_rm(-1, shared, -1)  # drop the previous option, keep the prefix
             tail = full[shared:]
             if len(tail) > 1:
                 rest = self._decode(llm, tail[:-1], shared, logits_from=0)

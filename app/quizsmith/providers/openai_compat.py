@@ -20,6 +20,7 @@ from quizsmith.providers.base import (
     ModelInfo,
     OptionLogprob,
     Provider,
+    Reusable,
     as_message_dicts,
     parse_json_output,
 )
@@ -124,6 +125,7 @@ class OpenAIProvider(Provider):
         seed: int | None = None,
         stop: Sequence[str] = (),
         json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",  # a local-model optimisation; a server keeps its own cache
     ) -> ChatResult:
         payload: dict[str, Any] = {
             "model": self.endpoint.model,
@@ -155,6 +157,7 @@ class OpenAIProvider(Provider):
         seed: int | None = None,
         stop: Sequence[str] = (),
         json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",  # a local-model optimisation; a server keeps its own cache
     ) -> ChatResult:
         payload: dict[str, Any] = {
             "model": self.endpoint.model,
@@ -203,7 +206,9 @@ class OpenAIProvider(Provider):
             return [f.result() for f in futures]
 
     # -- scoring -----------------------------------------------------------------------------
-    def option_logprobs(self, prefix: str, options: Sequence[str]) -> list[OptionLogprob]:
+    def option_logprobs(
+        self, prefix: str, options: Sequence[str], *, reuse_prefix: Reusable = ""
+    ) -> list[OptionLogprob]:
         # One request per option, sent concurrently: HTTP has no shared KV cache to reuse,
         # but servers with prefix caching (vLLM, llama.cpp) reuse the shared prefix anyway.
         workers = max(1, min(len(options), self.endpoint.max_concurrency))

@@ -1,0 +1,94 @@
+"""Evaluated prompt prefixes for llama.cpp: deterministic reuse of a passage across calls.
+
+Why: the metrics and the generator ask many questions about the same passage (NACo's three
+calls, every candidate of a ranked quiz, every live re-score while a teacher edits an item).
+Evaluating the passage again each time is most of their cost on two cores.
+
+Why not llama-cpp-python's own prefix matching: it reuses whatever the previous call left in
+the KV cache, so the batch split of a prompt (and, since llama.cpp's CPU kernels depend on the
+batch size, its logits: up to 0.7 in a logit measured on Gemma 3) depended on which call came
+before. A re-score of an unchanged item could then change its answer. Here a call names its
+reusable prefix; the prefix is always evaluated as its own batch from an empty cache, and the
+rest of the prompt after it. The state after the prefix is kept (the KV cells of sequence 0,
+a few MB) and restored bit for bit, so a cached prefix gives exactly the numbers of an
+uncached one. Every call that names no prefix starts from an empty cache.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+#: Memory kept per loaded model for prefix states. One state is ~9 MB for 380 tokens of
+#: SmolLM2-135M, ~7 MB for Gemma 3 270M; a larger model's are larger, so fewer are kept.
+STATE_BUDGET_BYTES = 96 * 1024 * 1024
+
+
+#: A prefix's tokens and where it was cut into evaluation pieces (both decide its state).
+StateKey = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+class PrefixStates:
+    """Least-recently-used store of prefix (tokens, cuts) -> serialized KV state, bounded in
+    bytes."""
+
+    def __init__(self, budget: int = STATE_BUDGET_BYTES) -> None:
+        self.budget = budget
+        self._states: OrderedDict[StateKey, bytes] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key: StateKey) -> bytes | None:
+        state = self._states.get(key)
+        if state is not None:
+            self._states.move_to_end(key)
+        return state
+
+    def put(self, key: StateKey, state: bytes) -> None:
+        if len(state) > self.budget:
+            return  # one state larger than the budget: recompute it each time instead
+        old = self._states.pop(key, None)
+        if old is not None:
+            self._bytes -= len(old)
+        self._states[key] = state
+        self._bytes += len(state)
+        while self._bytes > self.budget:
+            _, dropped = self._states.popitem(last=False)
+            self._bytes -= len(dropped)
+
+    def clear(self) -> None:
+        self._states.clear()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+
+def snapshot(llm: Any) -> bytes:
+    """The KV state of sequence 0 (the only one Quizsmith uses)."""
+    from llama_cpp import llama_cpp as lib
+
+    ctx = llm._ctx.ctx
+    size = int(lib.llama_state_seq_get_size(ctx, 0))
+    buffer = (ctypes.c_uint8 * size)()
+    written = int(lib.llama_state_seq_get_data(ctx, buffer, size, 0))
+    return bytes(buffer[:written])
+
+
+def restore(llm: Any, state: bytes) -> bool:
+    """Load a snapshot into an empty cache; False when llama.cpp refuses it (then the caller
+    evaluates the prefix instead)."""
+    from llama_cpp import llama_cpp as lib
+
+    buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+    return int(lib.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0)) > 0
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -1,0 +1,112 @@
+"""Kept prompt prefixes (providers/llamacpp_state.py): a call whose passage was evaluated
+before gives exactly (bit for bit) what it gives from an empty cache, and calls that name no
+prefix do not depend on the call before them."""
+
+from __future__ import annotations
+
+import pytest
+
+from quizsmith.providers import Message
+
+pytestmark = pytest.mark.slow
+
+INSTRUCTIONS = "Read the passage and answer the question with a few words from it.\n\n"
+PASSAGE = (
+    "Passage: The Nile is the longest river in Africa. It flows north for about 6,650 "
+    "kilometres and empties into the Mediterranean Sea. The Aswan High Dam, completed in "
+    "1970, controls its annual flood. Its two main branches, the White Nile and the Blue "
+    "Nile, meet at Khartoum in Sudan.\n"
+)
+QUESTIONS = [
+    "Where does the Nile end?",
+    "Where do the two branches meet?",
+    "When was the dam built?",
+]
+OPTIONS = [" the Mediterranean Sea", " the Red Sea", " Khartoum", " 1970"]
+
+
+def forget(provider) -> None:
+    """An empty cache and no kept states or remembered answers: a cold start."""
+    loaded = provider._get()
+    loaded.states.clear()
+    loaded.memo.clear()
+    loaded.live = None
+
+
+def prompt(question: str) -> str:
+    return f"{INSTRUCTIONS}{PASSAGE}Question: {question}\nAnswer:"
+
+
+READING = (INSTRUCTIONS, INSTRUCTIONS + PASSAGE)
+
+
+@pytest.mark.parametrize("fixture", ["smollm", "gemma"])
+def test_completion_with_a_kept_passage_equals_a_cold_one(fixture, request) -> None:
+    provider = request.getfixturevalue(fixture)
+    cold = {}
+    for q in QUESTIONS:
+        forget(provider)
+        cold[q] = provider.complete(prompt(q), max_tokens=24, reuse_prefix=READING)
+    loaded = provider._get()
+    assert loaded.live is not None and len(loaded.live[1]) == 2, "both pieces were cut"
+    # Warm: the passage is in the cache (live), or restored from a kept state after another
+    # prompt replaced it; the remembered answers are dropped so that the model runs again.
+    for q in QUESTIONS:
+        loaded.memo.clear()
+        warm = provider.complete(prompt(q), max_tokens=24, reuse_prefix=READING)
+        assert warm.text == cold[q].text
+        provider.complete("Unrelated text that empties the cache.", max_tokens=4)
+        loaded.memo.clear()
+        restored = provider.complete(prompt(q), max_tokens=24, reuse_prefix=READING)
+        assert restored.text == cold[q].text
+    assert len(loaded.states) >= 2
+
+
+def test_chat_keeps_the_passage_inside_the_template(smollm) -> None:
+    forget(smollm)
+    messages = [Message("user", prompt(QUESTIONS[0]))]
+    cold = smollm.chat(messages, max_tokens=24, reuse_prefix=READING)
+    loaded = smollm._get()
+    assert loaded.live is not None
+    _tokens, cuts = loaded.live
+    # The template's own header comes first, so the second cut is past the whole passage.
+    assert len(cuts) == 2 and cuts[1] > smollm.count_tokens(INSTRUCTIONS + PASSAGE) - 2
+    smollm.complete("Unrelated.", max_tokens=2)
+    loaded.memo.clear()
+    assert smollm.chat(messages, max_tokens=24, reuse_prefix=READING).text == cold.text
+
+
+def test_answers_do_not_depend_on_the_call_before(gemma) -> None:
+    # Without named prefixes every call starts from an empty cache: llama-cpp-python's own
+    # prefix matching would evaluate the same prompt in other batches after another call.
+    forget(gemma)
+    alone = gemma.complete(prompt(QUESTIONS[1]), max_tokens=24).text
+    gemma.complete(prompt(QUESTIONS[0]), max_tokens=24)
+    gemma._get().memo.clear()
+    assert gemma.complete(prompt(QUESTIONS[1]), max_tokens=24).text == alone
+
+
+@pytest.mark.parametrize("fixture", ["smollm", "gemma"])
+def test_option_scores_with_kept_reading_equal_from_scratch(fixture, request) -> None:
+    provider = request.getfixturevalue(fixture)
+    forget(provider)
+    text = prompt(QUESTIONS[0])
+    cold = provider.option_logprobs(text, OPTIONS, reuse_prefix=READING)
+    scratch = provider.option_logprobs(text, OPTIONS, strategy="scratch", reuse_prefix=READING)
+    warm = provider.option_logprobs(text, OPTIONS, reuse_prefix=READING)
+    provider.complete("Unrelated.", max_tokens=2)
+    restored = provider.option_logprobs(text, OPTIONS, reuse_prefix=READING)
+    for a, b, c, d in zip(cold, scratch, warm, restored, strict=True):
+        assert a.token_logprobs == b.token_logprobs == c.token_logprobs == d.token_logprobs
+    assert all(o.total < 0 for o in cold)
+
+
+def test_remembered_answer_only_for_deterministic_calls(gemma) -> None:
+    forget(gemma)
+    first = gemma.complete(prompt(QUESTIONS[2]), max_tokens=16)
+    again = gemma.complete(prompt(QUESTIONS[2]), max_tokens=16)
+    assert again.text == first.text and len(gemma._get().memo) == 1
+    gemma.complete(prompt(QUESTIONS[2]), max_tokens=16, temperature=0.7)  # unseeded sampling
+    assert len(gemma._get().memo) == 1
+    gemma.complete(prompt(QUESTIONS[2]), max_tokens=16, temperature=0.7, seed=3)
+    assert len(gemma._get().memo) == 2
