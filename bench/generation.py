@@ -8,7 +8,10 @@ that "passes all flags" means the same thing in both runs.
 
     .venv/bin/python bench/generation.py [--passages 3] [--n 5] [--threads 0]
 
-The first quiz loads the models and is not counted. Results in bench/results/generation.*.
+The first quiz loads the models and is not counted. Each quiz starts with no kept prompt state
+and no remembered model answers (`forget_kept_state`), as for a passage the app has not seen,
+so the unranked run does not repeat the ranked run's calls for free. Results in
+bench/results/generation.*.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from quizsmith.generation import GeneratedStep, GenerationRequest, generate_item
 from quizsmith.jobs import CancelToken, run_to_end
 from quizsmith.metrics.base import MetricContext
 from quizsmith.metrics.runner import score_items
+from quizsmith.providers.llamacpp import forget_kept_state
 from quizsmith.settings import Settings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "qgeval" / "instances.json"
@@ -52,6 +56,7 @@ def passages(count: int, words: int = 300) -> list[Passage]:
 
 def run_quiz(passage: Passage, n: int, rank: bool, settings: Settings) -> dict[str, Any]:
     request = GenerationRequest(n=n, types=("mcq",), rank=rank, candidates_per_target=3)
+    forget_kept_state()
     started = time.perf_counter()
     events, result = run_to_end(
         generate_items(passage, request, settings=settings, cancel=CancelToken())

@@ -117,6 +117,17 @@ def unload_all() -> None:
         _models.clear()
 
 
+def forget_kept_state() -> None:
+    """Drop every model's kept prompt states and remembered answers (the models stay loaded):
+    the next calls run as for text never seen. For benchmarks that must not time a repeat."""
+    with _models_lock:
+        for loaded in _models.values():
+            with loaded.lock:
+                loaded.states.clear()
+                loaded.memo.clear()
+                loaded.live = None
+
+
 def _log_softmax(row: Any) -> Any:
     import numpy as np
 
