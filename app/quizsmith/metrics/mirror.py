@@ -262,6 +262,7 @@ class MirrorMetric(Metric):
                     # Distinct per round and per retry; reproducible for a given ctx.seed.
                     seed=ctx.seed + round_index + 1000 * attempt,
                     json_schema=prompts.review_schema(),
+                    reuse_prefix=prompts.reading(user),
                 )
                 return parse_review(out.data)
             except OutputParseError as exc:

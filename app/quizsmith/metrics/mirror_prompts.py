@@ -125,3 +125,13 @@ def feedback_prompt(context: str, question: str, strengths: list[str], flaws: li
         "Give the updated strengths and flaws, then the five scores. "
         "Answer in JSON with keys strengths, flaws, scores."
     )
+
+
+def reading(user: str) -> tuple[str, ...]:
+    """The parts of a review prompt that other rounds and items repeat (providers'
+    `reuse_prefix`): the instructions and criteria, then those and the context."""
+    context = user.find("Context: ")
+    question = user.rfind("\n\nQuestion: ")
+    if context < 0 or question < context:
+        return ()
+    return user[:context], user[: question + 2]

@@ -120,17 +120,27 @@ _DEMOS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+def _few_shot_parts(question: str, kept: list[str]) -> tuple[str, str, str, str]:
+    """Demonstrations, the sentence, the paraphrases kept so far, the next list number."""
+    demos = ["Please paraphrase the following sentence 20 times:\n"]
+    for sentence, paraphrases in _DEMOS:
+        lines = "\n".join(f"{i}. {p}" for i, p in enumerate(paraphrases, 1))
+        demos.append(f"\nSentence: {sentence}\n{lines}\n")
+    listed = "".join(f"{i}. {p}\n" for i, p in enumerate(kept, 1))
+    return "".join(demos), f"\nSentence: {question.strip()}\n", listed, f"{len(kept) + 1}."
+
+
 def few_shot_prompt(question: str, kept: list[str]) -> str:
     """The appendix A.2 prompt, continued with the paraphrases kept so far and the next
     list number, so that the base model writes exactly one new numbered line."""
-    parts = ["Please paraphrase the following sentence 20 times:\n"]
-    for sentence, paraphrases in _DEMOS:
-        lines = "\n".join(f"{i}. {p}" for i, p in enumerate(paraphrases, 1))
-        parts.append(f"\nSentence: {sentence}\n{lines}\n")
-    parts.append(f"\nSentence: {question.strip()}\n")
-    parts.extend(f"{i}. {p}\n" for i, p in enumerate(kept, 1))
-    parts.append(f"{len(kept) + 1}.")
-    return "".join(parts)
+    return "".join(_few_shot_parts(question, kept))
+
+
+def few_shot_reading(question: str, kept: list[str]) -> tuple[str, str, str]:
+    """The parts of `few_shot_prompt` that the next paraphrase call repeats (providers'
+    `reuse_prefix`): the demonstrations, then the sentence, then the list so far."""
+    demos, sentence, listed, _ = _few_shot_parts(question, kept)
+    return demos, demos + sentence, demos + sentence + listed
 
 
 _NUMBERING = re.compile(r"^\s*(?:\d+\s*[.)]|[-*•])\s*")
@@ -240,10 +250,16 @@ class MreMetric(Metric):
                 "seed": ctx.seed + i,
             }
             if profile == "fewshot" and provider.can_complete:
-                out = provider.complete(few_shot_prompt(reference, kept), stop=["\n"], **common)
+                out = provider.complete(
+                    few_shot_prompt(reference, kept),
+                    stop=["\n"],
+                    reuse_prefix=few_shot_reading(reference, kept),
+                    **common,
+                )
             else:
                 prompt = ZERO_SHOT_PROMPT.format(question=reference)
-                out = provider.chat([Message("user", prompt)], **common)
+                # The same prompt n times (other seeds): keep it evaluated.
+                out = provider.chat([Message("user", prompt)], reuse_prefix=prompt, **common)
             text = clean_paraphrase(out.text)
             key = normalize_answer(text)
             if not key:
