@@ -20,9 +20,7 @@ def test_bundled_models_are_described_and_installed() -> None:
         assert catalog.is_installed(m)
         path = catalog.locate(m)
         assert path.exists()
-    # SmolLM2 runs as the Q8_0 copy of its packaged Q4_1 file (catalog `run_as`).
-    assert catalog.locate(models["smollm2-135m-instruct"]).name == "SmolLM2-135M-Instruct.Q8_0.gguf"
-    assert catalog.locate(models["smollm2-135m-instruct"], assemble=False).exists()
+    assert catalog.locate(models["smollm2-135m-instruct"]).name == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert (catalog.locate(models["all-minilm-l6-v2"]) / "config.json").exists()
 
 
@@ -103,32 +101,3 @@ def test_registry_loads_built_ins_through_entry_points_and_accepts_plugins() -> 
         registry.register("bad", object)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="Unknown provider"):
         registry.get("nope")
-
-
-def test_run_as_copy_is_made_once_and_loads_as_q8_0(smollm) -> None:
-    model = catalog.find("smollm2-135m-instruct", catalog.load_catalog())
-    path = catalog.locate(model)
-    assert path.parent == paths.cache_dir() / "models"
-    made = path.stat().st_mtime_ns
-    assert catalog.locate(model) == path and path.stat().st_mtime_ns == made  # not made again
-    # llama.cpp reads it as Q8_0 (file type 7), and the model still answers.
-    assert smollm.model_path == path
-    assert smollm._get().llm.metadata.get("general.file_type") == "7"
-    assert smollm.chat([{"role": "user", "content": "Say hello."}], max_tokens=8).text.strip()
-
-
-def test_run_as_falls_back_to_the_packaged_file(tmp_path, monkeypatch, caplog) -> None:
-    monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(tmp_path / "cache"))
-    source = tmp_path / "broken.gguf"
-    source.write_bytes(b"GGUF" + b"\0" * 64)  # a header and nothing else: cannot be converted
-    model = catalog.CatalogModel(
-        id="broken", name="broken", backend="llamacpp", run_as={"type": "q8_0", "file": "b.gguf"}
-    )
-    # Not asked to convert (`quizsmith models` without --prepare): the packaged file.
-    assert catalog._run_as(model, source, convert=False) == source
-    # Asked, and the conversion fails: still the packaged file, with the reason logged.
-    with caplog.at_level("WARNING"):
-        assert catalog._run_as(model, source, convert=True) == source
-    assert "packaged file" in caplog.text
-    assert not (tmp_path / "cache" / "models" / "b.gguf").exists()
-    assert not list((tmp_path / "cache" / "models").glob("*.partial"))

@@ -83,7 +83,7 @@ def test_option_logprobs_with_kv_reuse_equal_from_scratch(fixture, request) -> N
         assert abs(a.mean - b.mean) < 1e-4
         assert a.total < 0 and math.isclose(a.mean, a.total / a.n_tokens)
         # One batch for prefix+option runs other CPU kernels: close, not bit-identical
-        # (measured: 0 on SmolLM2, up to 0.066 nats on Gemma 3 Q4_K_M; llama-cpp-python's
+        # (measured: 0 on SmolLM2 Q4_1, up to 0.066 nats on Gemma 3 Q4_K_M; llama-cpp-python's
         # own Llama.eval shows the same split-versus-single difference).
         assert abs(a.total - c.total) < 0.15
     # The passage says it: the right option must be the most likely one.

@@ -10,7 +10,6 @@ A model reference, as used in settings, is one of:
 from __future__ import annotations
 
 import importlib
-import logging
 import tomllib
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, distribution
@@ -19,8 +18,6 @@ from typing import Any
 
 from quizsmith import paths
 from quizsmith.errors import ConfigError, ModelNotFoundError
-
-log = logging.getLogger(__name__)
 
 CATALOG_FILE = "catalog.toml"
 
@@ -40,9 +37,6 @@ class CatalogModel:
     bundled: bool = True
     path: Path | None = None  # known up front for user GGUF files
     metadata: dict[str, Any] = field(default_factory=dict)
-    #: {type, file}: run the weights re-encoded as `type` (providers/gguf_convert.py), written
-    #: once into the cache as `file`; the packaged file is used when that is not possible.
-    run_as: dict[str, str] = field(default_factory=dict)
 
 
 def load_catalog(models_dir: Path | None = None) -> list[CatalogModel]:
@@ -144,11 +138,11 @@ def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
                 f"The package {spec['package']} is installed but {spec['path']} is missing.",
                 f"Reinstall it: {model.install}",
             )
-        return _run_as(model, path, convert=assemble)
+        return path
     if kind == "assemble":
         target = _assembled_path(model)
         if target.exists():
-            return _run_as(model, target, convert=assemble)
+            return target
         if not assemble:
             raise ModelNotFoundError(
                 f"The model {model.id!r} has not been assembled yet.",
@@ -166,30 +160,8 @@ def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
                 f"Could not assemble {model.id!r}: {exc}.", f"Reinstall it: {model.install}"
             ) from exc
         partial.replace(target)
-        return _run_as(model, target, convert=assemble)
-    raise ConfigError(f"Unknown locate kind {kind!r} for {model.id}.", "Fix models/catalog.toml.")
-
-
-def _run_as(model: CatalogModel, source: Path, *, convert: bool) -> Path:
-    """The re-encoded copy the catalog asks for (made once; again when the package's file is
-    newer), or `source` when there is none, it may not be made now, or making it failed: the
-    packaged file gives the same model, only slower."""
-    if not model.run_as:
-        return source
-    target = paths.cache_dir() / "models" / model.run_as["file"]
-    if target.exists() and target.stat().st_mtime >= source.stat().st_mtime:
         return target
-    if not convert:
-        return source
-    from quizsmith.errors import ProviderError
-    from quizsmith.providers.gguf_convert import requantize
-
-    try:
-        requantize(source, target, model.run_as["type"])
-    except (ProviderError, OSError) as exc:
-        log.warning("Running %s from its packaged file: %s", model.id, exc)
-        return source
-    return target
+    raise ConfigError(f"Unknown locate kind {kind!r} for {model.id}.", "Fix models/catalog.toml.")
 
 
 def find(ref: str, models: list[CatalogModel]) -> CatalogModel:
