@@ -73,7 +73,9 @@ def snapshot(llm: Any) -> bytes:
     size = int(lib.llama_state_seq_get_size(ctx, 0))
     buffer = (ctypes.c_uint8 * size)()
     written = int(lib.llama_state_seq_get_data(ctx, buffer, size, 0))
-    return bytes(buffer[:written])
+    # string_at copies in C; slicing the ctypes array would build a list of Python ints
+    # (millions of them) while holding the GIL, stalling the GUI thread.
+    return ctypes.string_at(buffer, written)
 
 
 def restore(llm: Any, state: bytes) -> bool:
