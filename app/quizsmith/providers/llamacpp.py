@@ -30,7 +30,7 @@ from quizsmith.providers.base import (
     parse_json_output,
     reusable_heads,
 )
-from quizsmith.providers.llamacpp_state import PrefixStates, common_prefix, restore, snapshot
+from quizsmith.providers.llamacpp_state import PrefixStates, common_prefix, start_from
 
 #: Finished deterministic calls kept per model (greedy, or seeded sampling): a re-score of an
 #: item whose question did not change (a distractor was edited) repeats NACo's calls exactly.
@@ -240,7 +240,7 @@ class LlamaCppProvider(Provider):
                 # A chat model named so in settings but without a template of its own:
                 # llama-cpp-python's guessed format, from an empty cache.
                 self._check_fits(loaded, json.dumps(msgs), max_tokens)
-                self._start_from(loaded, [], [])
+                start_from(loaded, [], [])
                 out = loaded.llm.create_chat_completion(
                     messages=msgs,
                     max_tokens=max_tokens,
@@ -339,53 +339,6 @@ class LlamaCppProvider(Provider):
             )
         return loaded.formatter
 
-    @staticmethod
-    def _start_from(
-        loaded: _Loaded, tokens: Sequence[int], cuts: Sequence[int], *, fresh: bool = False
-    ) -> int:
-        """Leave in the KV cache exactly the state of tokens[:cuts[-1]] evaluated piece by
-        piece from an empty cache (tokens[0:cuts[0]], then tokens[cuts[0]:cuts[1]], ...), and
-        llama-cpp-python's bookkeeping saying so; no cuts empties the cache. Pieces already
-        in the cache, or kept from an earlier call, are not evaluated again; the others are,
-        and kept. `fresh` evaluates everything (the reference path the tests compare the
-        reuse against). Returns the number of tokens now in the cache."""
-        llm = loaded.llm
-        cuts = sorted({c for c in cuts if 0 < c < len(tokens)})
-        have = 0  # how many pieces the cache already holds
-        if loaded.live is not None and not fresh:
-            live_tokens, live_cuts = loaded.live
-            for i, cut in enumerate(cuts):
-                if i >= len(live_cuts) or live_cuts[i] != cut or llm.n_tokens < cut:
-                    break
-                if live_tokens[:cut] != tuple(tokens[:cut]):
-                    break
-                have = i + 1
-        if have:
-            llm._ctx.kv_cache_seq_rm(-1, cuts[have - 1], -1)
-        else:
-            llm.reset()
-            llm._ctx.kv_cache_clear()
-            loaded.live = None
-            for i in reversed(range(len(cuts)) if not fresh else ()):
-                key = (tuple(tokens[: cuts[i]]), tuple(cuts[: i + 1]))
-                state = loaded.states.get(key)
-                if state is not None:
-                    if restore(llm, state):
-                        llm.input_ids[: cuts[i]] = tokens[: cuts[i]]
-                        have = i + 1
-                        break
-                    llm._ctx.kv_cache_clear()  # a refused state may have left cells behind
-        done = cuts[have - 1] if have else 0
-        llm.n_tokens = done
-        for i in range(have, len(cuts)):
-            llm.eval(list(tokens[done : cuts[i]]))  # one piece, at positions done..
-            done = cuts[i]
-            if not fresh:
-                loaded.states.put((tuple(tokens[:done]), tuple(cuts[: i + 1])), snapshot(llm))
-        loaded.live = (tuple(tokens[:done]), tuple(cuts)) if done else None
-        llm.n_tokens = done
-        return done
-
     def _generate(
         self,
         loaded: _Loaded,
@@ -418,7 +371,7 @@ class LlamaCppProvider(Provider):
             if hit is not None:
                 loaded.memo.move_to_end(memo_key)
                 return replace(hit, seconds=time.perf_counter() - started)
-        self._start_from(loaded, tokens, cuts)
+        start_from(loaded, tokens, cuts)
         out = loaded.llm.create_completion(
             tokens,
             max_tokens=max_tokens,
@@ -544,7 +497,7 @@ class LlamaCppProvider(Provider):
             finally:
                 # Our decoding bypassed Llama's own bookkeeping. The first cells still hold
                 # the reusable pieces (loaded.live says which); the rest is dropped by the next
-                # call's _start_from.
+                # call's start_from.
                 llm.n_tokens = len(loaded.live[0]) if loaded.live else 0
         return [
             OptionLogprob(o, sum(lps), sum(lps) / len(lps), len(lps), tuple(lps))
@@ -590,7 +543,7 @@ class LlamaCppProvider(Provider):
         import numpy as np
 
         llm = loaded.llm
-        k = self._start_from(loaded, fulls[0][:shared], cuts, fresh=fresh)
+        k = start_from(loaded, fulls[0][:shared], cuts, fresh=fresh)
         # Positions k..shared-1 of the shared prefix; the last row predicts token `shared`.
         last = self._decode(llm, fulls[0][k:shared], k, logits_from=shared - k - 1)
         results = []

@@ -87,6 +87,53 @@ def restore(llm: Any, state: bytes) -> bool:
     return int(lib.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0)) > 0
 
 
+def start_from(
+    loaded: Any, tokens: Sequence[int], cuts: Sequence[int], *, fresh: bool = False
+) -> int:
+    """Leave in the KV cache exactly the state of tokens[:cuts[-1]] evaluated piece by
+    piece from an empty cache (tokens[0:cuts[0]], then tokens[cuts[0]:cuts[1]], ...), and
+    llama-cpp-python's bookkeeping saying so; no cuts empties the cache. Pieces already
+    in the cache, or kept from an earlier call, are not evaluated again; the others are,
+    and kept. `fresh` evaluates everything (the reference path the tests compare the
+    reuse against). Returns the number of tokens now in the cache."""
+    llm = loaded.llm
+    cuts = sorted({c for c in cuts if 0 < c < len(tokens)})
+    have = 0  # how many pieces the cache already holds
+    if loaded.live is not None and not fresh:
+        live_tokens, live_cuts = loaded.live
+        for i, cut in enumerate(cuts):
+            if i >= len(live_cuts) or live_cuts[i] != cut or llm.n_tokens < cut:
+                break
+            if live_tokens[:cut] != tuple(tokens[:cut]):
+                break
+            have = i + 1
+    if have:
+        llm._ctx.kv_cache_seq_rm(-1, cuts[have - 1], -1)
+    else:
+        llm.reset()
+        llm._ctx.kv_cache_clear()
+        loaded.live = None
+        for i in reversed(range(len(cuts)) if not fresh else ()):
+            key = (tuple(tokens[: cuts[i]]), tuple(cuts[: i + 1]))
+            state = loaded.states.get(key)
+            if state is not None:
+                if restore(llm, state):
+                    llm.input_ids[: cuts[i]] = tokens[: cuts[i]]
+                    have = i + 1
+                    break
+                llm._ctx.kv_cache_clear()  # a refused state may have left cells behind
+    done = cuts[have - 1] if have else 0
+    llm.n_tokens = done
+    for i in range(have, len(cuts)):
+        llm.eval(list(tokens[done : cuts[i]]))  # one piece, at positions done..
+        done = cuts[i]
+        if not fresh:
+            loaded.states.put((tuple(tokens[:done]), tuple(cuts[: i + 1])), snapshot(llm))
+    loaded.live = (tuple(tokens[:done]), tuple(cuts)) if done else None
+    llm.n_tokens = done
+    return done
+
+
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     n = 0
     for x, y in zip(a, b, strict=False):
