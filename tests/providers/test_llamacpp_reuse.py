@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from quizsmith.errors import ProviderError
 from quizsmith.providers import Message
 
 pytestmark = pytest.mark.slow
@@ -110,3 +111,19 @@ def test_remembered_answer_only_for_deterministic_calls(gemma) -> None:
     assert len(gemma._get().memo) == 1
     gemma.complete(prompt(QUESTIONS[2]), max_tokens=16, temperature=0.7, seed=3)
     assert len(gemma._get().memo) == 2
+
+
+def test_empty_prompt_is_a_clear_error(smollm) -> None:
+    # SmolLM2 adds no BOS token: an empty text is no tokens at all, which llama-cpp-python
+    # would answer with a bare AssertionError.
+    with pytest.raises(ProviderError, match="empty"):
+        smollm.complete("", max_tokens=4)
+
+
+def test_remembered_json_answer_is_a_copy(smollm) -> None:
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    messages = [Message("user", "Reply with JSON: is water wet?")]
+    first = smollm.chat(messages, max_tokens=24, json_schema=schema)
+    first.data["changed"] = True
+    again = smollm.chat(messages, max_tokens=24, json_schema=schema)
+    assert "changed" not in again.data and again.text == first.text

@@ -8,6 +8,7 @@ twice. Models load lazily on first use.
 from __future__ import annotations
 
 import atexit
+import copy
 import json
 import os
 import threading
@@ -354,6 +355,8 @@ class LlamaCppProvider(Provider):
         stopping_criteria: Any = None,
     ) -> ChatResult:
         """Complete `tokens`, evaluated in the pieces `cuts` marks (llamacpp_state)."""
+        if not tokens:
+            raise ProviderError("The prompt is empty.", "Give the model some text to continue.")
         self._check_fits_count(loaded, len(tokens), max_tokens)
         memo_key: tuple[Any, ...] | None = None
         if temperature == 0 or seed is not None:
@@ -370,7 +373,9 @@ class LlamaCppProvider(Provider):
             hit = loaded.memo.get(memo_key)
             if hit is not None:
                 loaded.memo.move_to_end(memo_key)
-                return replace(hit, seconds=time.perf_counter() - started)
+                # A copy of the parsed JSON: a caller changing it must not change the memory.
+                data = copy.deepcopy(hit.data)
+                return replace(hit, data=data, seconds=time.perf_counter() - started)
         start_from(loaded, tokens, cuts)
         out = loaded.llm.create_completion(
             tokens,
@@ -384,7 +389,7 @@ class LlamaCppProvider(Provider):
         choice = out["choices"][0]
         result = self._result(out, choice.get("text") or "", choice, started, json_schema)
         if memo_key is not None:
-            loaded.memo[memo_key] = result
+            loaded.memo[memo_key] = replace(result, data=copy.deepcopy(result.data))
             while len(loaded.memo) > MEMO_ENTRIES:
                 loaded.memo.popitem(last=False)
         return result
