@@ -68,6 +68,18 @@ def test_strip_answer_needs_markers() -> None:
         strip_answer("no markers here")
 
 
+def test_strip_answer_takes_every_marked_occurrence() -> None:
+    # The released HotpotQA file marks the answer in both passages: 4 markers on one line.
+    text = "Born in <ans> Ohio <ans> . <sep> He left <ans> Ohio <ans> in 1900."
+    assert strip_answer(text) == ("Born in Ohio. <sep> He left Ohio in 1900.", "Ohio")
+    six = "<ans> A <ans> x <ans> a <ans> y <ans> A <ans>"
+    assert strip_answer(six) == ("A x a y A", "A")
+    with pytest.raises(ValueError, match="disagree"):
+        strip_answer("in <ans> Paris <ans> and <ans> Rome <ans>")
+    with pytest.raises(ValueError, match="odd number"):
+        strip_answer("in <ans> Paris <ans> and <ans> Rome")
+
+
 def test_quizdesign_fixture_is_multi_reference(fixtures: Path) -> None:
     records = load_records(fixtures / "quizdesign.jsonl", "quizdesign")
     assert len(records) == 7

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from quizsmith.domain import ScoreResult
+from quizsmith.quality.signals import SIGNALS
 
 MIRROR_CRITERIA = ("grammaticality", "appropriateness", "relevance", "novelty", "complexity")
 MRE_MEASURES = ("bleu4", "rouge_l", "meteor", "bertscore")
@@ -21,6 +22,7 @@ MRE_MEASURES = ("bleu4", "rouge_l", "meteor", "bertscore")
 SUBSCORES: dict[str, tuple[str, ...]] = {
     "naco": ("n", "a", "c"),
     "kda": ("kda_disc",),
+    "signals": SIGNALS,
     "exam": (),
     "mirror": MIRROR_CRITERIA,
     "mre": tuple(f"{v}_{m}" for v in ("sre", "mre") for m in MRE_MEASURES),
@@ -55,8 +57,9 @@ def subscores(result: ScoreResult) -> dict[str, float]:
     return out
 
 
-#: The overall model's features, in column order. "ref.*" are single-reference overlaps:
-#: from the evaluation baselines, or in the app from MRE's SRE values (the same measures).
+#: The overall model's features, in column order: reference-free only, so that every item
+#: (a generated one has no reference question) can be estimated. The live metrics' parts,
+#: then the cheap signals (quality/signals.py) under "sig.".
 FEATURES: tuple[str, ...] = (
     "naco",
     "naco.n",
@@ -65,17 +68,23 @@ FEATURES: tuple[str, ...] = (
     "kda.cont",
     "kda.disc",
     "exam",
+    *(f"sig.{name}" for name in SIGNALS),
+)
+#: Features that need a reference question or a capable judge: a model may be fitted on them
+#: (`quizsmith eval --fit --features all`), but the shipped one is not.
+REFERENCE_FEATURES: tuple[str, ...] = (
     *(f"mirror.{c}" for c in MIRROR_CRITERIA),
     *(f"ref.{m}" for m in MRE_MEASURES),
     *(f"mre.{m}" for m in MRE_MEASURES),
 )
+ALL_FEATURES: tuple[str, ...] = FEATURES + REFERENCE_FEATURES
 
 _BASELINE_FOR = {"bleu": "bleu4", "rouge": "rouge_l", "meteor": "meteor", "bertscore": "bertscore"}
 
 
 def overall_features(scores: Mapping[str, ScoreResult]) -> dict[str, float | None]:
     """Feature values (None = missing) from an item's latest scores by metric name."""
-    feats: dict[str, float | None] = dict.fromkeys(FEATURES)
+    feats: dict[str, float | None] = dict.fromkeys(ALL_FEATURES)
 
     def scored(name: str) -> ScoreResult | None:
         result = scores.get(name)
@@ -90,6 +99,13 @@ def overall_features(scores: Mapping[str, ScoreResult]) -> dict[str, float | Non
         feats["kda.disc"] = _number(r.values.get("kda_disc"))
     if (r := scored("exam")) is not None:
         feats["exam"] = _number(r.value)
+    # Signals: from their own result, or from the overall estimate that computed them.
+    if (r := scored("signals")) is not None:
+        for name in SIGNALS:
+            feats[f"sig.{name}"] = _number(r.values.get(name))
+    elif (r := scored("overall")) is not None and isinstance(r.evidence.get("signals"), dict):
+        for name in SIGNALS:
+            feats[f"sig.{name}"] = _number(r.evidence["signals"].get(name))
     if (r := scored("mirror")) is not None:
         for c in MIRROR_CRITERIA:
             feats[f"mirror.{c}"] = _number(r.values.get(c))

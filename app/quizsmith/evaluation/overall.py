@@ -40,7 +40,7 @@ import numpy as np
 
 from quizsmith.domain import Item, ScoreResult, utc_now
 from quizsmith.errors import QuizsmithError
-from quizsmith.evaluation.features import FEATURES, overall_features
+from quizsmith.evaluation.features import ALL_FEATURES, FEATURES, overall_features
 from quizsmith.evaluation.records import EvalRecord
 
 MISSING_VALUE = -1.0
@@ -102,12 +102,14 @@ def default_target(record: EvalRecord) -> int | None:
     return None
 
 
-def feature_matrix(rows: Sequence[Mapping[str, float | None]]) -> np.ndarray:
+def feature_matrix(
+    rows: Sequence[Mapping[str, float | None]], features: Sequence[str] = FEATURES
+) -> np.ndarray:
     """Values (missing -> MISSING_VALUE) followed by one missing-indicator column each."""
-    values = np.full((len(rows), len(FEATURES)), MISSING_VALUE)
-    missing = np.ones((len(rows), len(FEATURES)))
+    values = np.full((len(rows), len(features)), MISSING_VALUE)
+    missing = np.ones((len(rows), len(features)))
     for i, row in enumerate(rows):
-        for j, name in enumerate(FEATURES):
+        for j, name in enumerate(features):
             v = row.get(name)
             if v is not None and math.isfinite(v):
                 values[i, j] = v
@@ -143,6 +145,8 @@ class OverallModel:
     used: tuple[str, ...]
     info: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    #: The columns the estimator was fitted on, in order (a subset of ALL_FEATURES).
+    features: tuple[str, ...] = FEATURES
 
     # -- persistence --------------------------------------------------------------------------
     @classmethod
@@ -173,12 +177,20 @@ class OverallModel:
                 f"{target} is not an overall model this Quizsmith can read.",
                 "Fit it again with `quizsmith eval ... --fit`.",
             )
-        if tuple(blob["features"]) != FEATURES:
+        unknown = [f for f in blob.get("features", []) if f not in ALL_FEATURES]
+        if unknown or not blob.get("features"):
             raise QuizsmithError(
-                f"{target} was fitted on other features than this Quizsmith computes.",
-                "Fit it again with `quizsmith eval ... --fit`.",
+                f"{target} was fitted on features this Quizsmith does not compute "
+                f"({', '.join(unknown) or 'none listed'}).",
+                "Fit it again with `quizsmith eval ... --fit` or `quizsmith refit`.",
             )
-        return cls(blob["estimator"], tuple(blob["used"]), dict(blob["info"]), target)
+        return cls(
+            blob["estimator"],
+            tuple(blob["used"]),
+            dict(blob["info"]),
+            target,
+            tuple(blob["features"]),
+        )
 
     def save(self, path: str | Path) -> tuple[Path, Path]:
         """Write the model and its JSON sidecar (same name, .json)."""
@@ -190,7 +202,7 @@ class OverallModel:
         target.parent.mkdir(parents=True, exist_ok=True)
         blob = {
             "format_version": FORMAT_VERSION,
-            "features": list(FEATURES),
+            "features": list(self.features),
             "used": list(self.used),
             "info": self.info,
             "estimator": self.estimator,
@@ -223,7 +235,7 @@ class OverallModel:
                 f"{len(self.used)} it uses; missing: {', '.join(missing)}).",
                 model_config=config,
             )
-        prob = float(_proba(self.estimator, feature_matrix([feats]))[0])
+        prob = float(_proba(self.estimator, feature_matrix([feats], self.features))[0])
         return ScoreResult(
             metric="overall",
             value=min(1.0, max(0.0, prob)),
@@ -241,12 +253,32 @@ def _leaf_size(n: int) -> int:
     return int(min(MIN_LEAF[1], max(MIN_LEAF[0], n // 40)))
 
 
-def _fit_estimator(x: np.ndarray, y: np.ndarray, seed: int) -> Any:
-    from sklearn.ensemble import RandomForestClassifier
+#: Estimators fit_overall can use (`kind`); see ESTIMATOR_PARAMS for the measured choice.
+ESTIMATORS = ("forest", "logistic", "boosting")
 
-    est = RandomForestClassifier(
-        random_state=seed, min_samples_leaf=_leaf_size(len(y)), **ESTIMATOR_PARAMS
-    )
+
+def _fit_estimator(x: np.ndarray, y: np.ndarray, seed: int, kind: str = "forest") -> Any:
+    if kind == "logistic":
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        est: Any = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=2000))
+    elif kind == "boosting":
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        est = HistGradientBoostingClassifier(
+            max_depth=3, learning_rate=0.05, max_iter=200, min_samples_leaf=_leaf_size(len(y)),
+            random_state=seed,
+        )
+    elif kind == "forest":
+        from sklearn.ensemble import RandomForestClassifier
+
+        est = RandomForestClassifier(
+            random_state=seed, min_samples_leaf=_leaf_size(len(y)), **ESTIMATOR_PARAMS
+        )
+    else:
+        raise QuizsmithError(f"Unknown estimator {kind!r}.", f"Use one of {', '.join(ESTIMATORS)}.")
     est.fit(x, y)
     return est
 
@@ -260,6 +292,8 @@ def fit_overall(
     n_splits: int = 5,
     description: str = "",
     n_boot: int = 1000,
+    features: Sequence[str] = FEATURES,
+    kind: str = "forest",
 ) -> OverallModel:
     """Fit on the records that have a target and at least one feature; cross-validate grouped
     by passage (record.group) and report, next to the model's cross-validated Pearson r with
@@ -277,7 +311,7 @@ def fit_overall(
     for record, sc in zip(records, scores, strict=True):
         target = human_target(record)
         feats = overall_features(sc)
-        if target is None or all(v is None for v in feats.values()):
+        if target is None or all(feats.get(f) is None for f in features):
             continue
         rows.append(feats)
         ys.append(int(target))
@@ -291,12 +325,14 @@ def fit_overall(
             f"decision ({int(y.sum()) if len(y) else 0} accepted).",
             "Evaluate more items (both accepted and rejected ones) with at least one metric.",
         )
-    x = feature_matrix(rows)
-    used = tuple(f for j, f in enumerate(FEATURES) if np.any(x[:, len(FEATURES) + j] == 0))
+    columns = tuple(features)
+    x = feature_matrix(rows, columns)
+    width = len(columns)
+    used = tuple(f for j, f in enumerate(columns) if np.any(x[:, width + j] == 0))
     oof = np.zeros(len(y))
     folds = grouped_folds(groups, n_splits)
     for train, test in folds:
-        oof[test] = _proba(_fit_estimator(x[train], y[train], seed), x[test])
+        oof[test] = _proba(_fit_estimator(x[train], y[train], seed, kind), x[test])
     cv: dict[str, Any] = {
         "folds": len(folds),
         "grouped_by": "passage (record group)",
@@ -309,8 +345,8 @@ def fit_overall(
             oof[has_mean], means[has_mean], n_boot=n_boot, seed=seed
         )
     single: dict[str, Any] = {}
-    for j, name in enumerate(FEATURES):
-        present = np.flatnonzero(x[:, len(FEATURES) + j] == 0)
+    for j, name in enumerate(columns):
+        present = np.flatnonzero(x[:, width + j] == 0)
         if present.size == 0:
             continue
         entry = {
@@ -325,18 +361,18 @@ def fit_overall(
                 x[mean_idx, j], means[mean_idx], n_boot=0
             )["pearson"]["value"]
         single[name] = entry
-    estimator = _fit_estimator(x, y, seed)
+    estimator = _fit_estimator(x, y, seed, kind)
     info = {
         "format_version": FORMAT_VERSION,
         "created": utc_now(),
         "estimator": {
-            "class": "sklearn.ensemble.RandomForestClassifier",
-            **ESTIMATOR_PARAMS,
+            "kind": kind,
+            "class": f"{type(estimator).__module__}.{type(estimator).__name__}",
             "min_samples_leaf": _leaf_size(len(y)),
             "random_state": seed,
             "sklearn": sklearn_version,
         },
-        "features": list(FEATURES),
+        "features": list(columns),
         "used_features": list(used),
         "missing_value": MISSING_VALUE,
         "missing_indicators": True,
@@ -351,7 +387,7 @@ def fit_overall(
         "cv": cv,
         "single_features": single,
     }
-    return OverallModel(estimator, used, info)
+    return OverallModel(estimator, used, info, features=columns)
 
 
 def refit_from_bank(

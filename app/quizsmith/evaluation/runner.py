@@ -73,6 +73,10 @@ def run_evaluation(
                 else:
                     cached += 1
                 results[index][scorer.name] = result
+                # Later metrics of the same record may build on this one (the overall
+                # estimate reads the signals and the live metrics), as in the app.
+                if result.scored:
+                    record.item.scores[scorer.name] = result
                 done += 1
                 yield Progress(
                     f"{scorer.name} on record {index + 1}/{len(records)}",

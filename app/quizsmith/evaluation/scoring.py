@@ -92,6 +92,11 @@ def _model_metric(name: str, ctx: MetricContext) -> Scorer:
         "metrics_settings": settings.metrics,
         "seed": ctx.seed,
     }
+    identity = metric.cache_identity(ctx)
+    if identity is not None:
+        # What else decides the output (e.g. the overall model file it predicts with); only
+        # set when there is one, so other metrics keep their cached results.
+        config["identity"] = identity
 
     def score(record: EvalRecord) -> ScoreResult:
         return metric.score(record.item, ctx)

@@ -93,6 +93,11 @@ class Metric:
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         raise NotImplementedError
 
+    def cache_identity(self, ctx: MetricContext) -> Any:
+        """What decides this metric's output besides the models, options and item (a
+        version, a fitted file's digest): part of the evaluation cache key. None by default."""
+        return None
+
     def flags(self, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
         """Review reasons raised by a scored result (thresholds from `options`)."""
         return []

@@ -8,7 +8,14 @@ from pathlib import Path
 from types import ModuleType
 
 from quizsmith.errors import QuizsmithError
-from quizsmith.evaluation.adapters import jsonl, naco_groups, naco_squad, qgeval, quizdesign
+from quizsmith.evaluation.adapters import (
+    jsonl,
+    naco_groups,
+    naco_squad,
+    naco_variants,
+    qgeval,
+    quizdesign,
+)
 from quizsmith.evaluation.records import EvalRecord
 
 ADAPTERS: dict[str, ModuleType] = {
@@ -16,6 +23,7 @@ ADAPTERS: dict[str, ModuleType] = {
     "qgeval": qgeval,
     "naco-squad": naco_squad,
     "naco-groups": naco_groups,
+    "naco-variants": naco_variants,
     "quizdesign": quizdesign,
 }
 FORMATS = tuple(ADAPTERS)

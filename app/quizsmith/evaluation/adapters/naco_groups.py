@@ -35,19 +35,29 @@ _NO_SPACE_BEFORE = set(",.;:!?)'\"")
 
 def strip_answer(text: str) -> tuple[str, str]:
     """(text without the markers, the answer between them); ValueError without a marked
-    answer."""
-    match = _ANS.search(text)
-    if match is None or not match.group(1).strip():
+    answer, with an odd number of markers, or with marked spans that disagree.
+
+    The released HotpotQA file marks every occurrence of the answer when it appears in both
+    passages, so a line may hold 2, 4, 6 or 8 markers: each pair is one occurrence.
+    """
+    if text.count("<ans>") % 2:
+        raise ValueError("an odd number of <ans> markers (each answer needs an opening and a closing one).")
+    spans = [" ".join(m.group(1).split()) for m in _ANS.finditer(text)]
+    if not spans or not all(spans):
         raise ValueError("no answer span marked with <ans> ... <ans>.")
-    answer = " ".join(match.group(1).split())
-    before = text[: match.start()].rstrip()
-    after = text[match.end() :].lstrip()
-    joined = (before + " " if before else "") + answer
-    if after:
-        joined += after if after[0] in _NO_SPACE_BEFORE else " " + after
-    if "<ans>" in joined:
-        raise ValueError("more than one <ans> ... <ans> span.")
-    return joined, answer
+    if len({s.casefold() for s in spans}) > 1:
+        raise ValueError(f"the marked answers disagree: {sorted(set(spans))}.")
+    joined = _ANS.sub(lambda m: "\x00" + " ".join(m.group(1).split()) + "\x00", text)
+    pieces = joined.split("\x00")
+    out = ""
+    for piece in pieces:
+        piece_stripped = piece.strip()
+        if not piece_stripped:
+            continue
+        if out and not (piece_stripped[0] in _NO_SPACE_BEFORE):
+            out += " "
+        out += piece_stripped
+    return out, spans[0]
 
 
 def load(path: Path) -> list[EvalRecord]:

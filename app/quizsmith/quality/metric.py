@@ -1,0 +1,182 @@
+"""Two registered metrics built on the cheap signals (`quality/signals.py`):
+
+- `signals`: the signals themselves; its headline value is the key's share of the answer
+  likelihood among the passage's candidate answers (0-1: how clearly a model reading the
+  passage picks the key). The evaluation harness caches it once per item and fits the
+  overall model on it.
+- `overall`: the calibrated probability that a teacher accepts the item, from the signals
+  and whatever live metrics the item already carries (NACo, KDA, EXAM), through the overall
+  model (`evaluation/overall.py`). It needs no reference question. It is the headline chip,
+  orders the review queue and ranks generated candidates.
+
+Both use the `solvers` role's first base (completion) model as the reader, else the first
+model with log-probs, the instruct model of the `generator` role for fluency, and the
+`embeddings` role for similarity; a model the signals cannot use gives "not scored: reason".
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from quizsmith.domain import Flag, Item, ScoreResult
+from quizsmith.errors import QuizsmithError
+from quizsmith.metrics.base import Metric, MetricContext, below_text
+from quizsmith.providers.base import Provider
+from quizsmith.quality.signals import SIGNALS, compute_signals
+
+#: Bump when a signal's definition changes: cached signals are then computed afresh.
+SIGNALS_VERSION = 1
+
+
+def _reader(ctx: MetricContext) -> Provider:
+    solvers = ctx.providers("solvers")
+    with_logprobs = [p for p in solvers if p.can_logprob]
+    base = [p for p in with_logprobs if not _instruct(p)]
+    if base:
+        return base[0]
+    if with_logprobs:
+        return with_logprobs[0]
+    raise QuizsmithError(
+        "The quality signals need a model that gives log-probabilities.",
+        "Add a local GGUF model (or a server with logprobs) to the solvers role.",
+    )
+
+
+def _instruct(provider: Provider) -> bool:
+    # The same test NACo uses to find its base (completion) model.
+    return bool(provider.can_chat and getattr(provider, "is_chat_model", True))
+
+
+def item_fingerprint(item: Item) -> str:
+    """What the signals depend on: passage, stem, key and options."""
+    import hashlib
+    import json
+
+    blob = json.dumps(
+        [
+            item.passage.text if item.passage else "",
+            item.stem,
+            item.key,
+            [o.text for o in item.options],
+        ]
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def _fluency_model(ctx: MetricContext) -> Provider | None:
+    provider = ctx.provider("generator")
+    return provider if provider.can_logprob else None
+
+
+def _embedder(ctx: MetricContext) -> Provider | None:
+    try:
+        provider = ctx.provider("embeddings")
+    except QuizsmithError:
+        return None
+    return provider if provider.can_embed else None
+
+
+def signals_config(ctx: MetricContext) -> dict[str, Any]:
+    reader = _reader(ctx)
+    fluency = _fluency_model(ctx)
+    return {
+        "reader": reader.info.label(),
+        "fluency": fluency.info.label() if fluency else None,
+        "version": SIGNALS_VERSION,
+    }
+
+
+class SignalsMetric(Metric):
+    name: ClassVar[str] = "signals"
+    title: ClassVar[str] = "Signals"
+    description: ClassVar[str] = (
+        "How clearly a model reading the passage picks the key among the passage's candidate "
+        "answers (0-1), with the other cheap signals the overall estimate uses."
+    )
+    needs_passage: ClassVar[bool] = True
+
+    def not_applicable(self, item: Item) -> str | None:
+        reason = super().not_applicable(item)
+        if reason:
+            return reason
+        if not item.stem.strip() or not item.key.strip():
+            return "The item needs a question and a key."
+        return None
+
+    def cache_identity(self, ctx: MetricContext) -> Any:
+        return {"signals_version": SIGNALS_VERSION}
+
+    def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
+        reader = _reader(ctx)
+        found = compute_signals(item, reader, _fluency_model(ctx), _embedder(ctx))
+        share = found.values.get("key_share")
+        if share is None:
+            # One candidate only (the key): the passage offered nothing else to choose.
+            share = 1.0
+        return ScoreResult(
+            metric=self.name,
+            value=float(share),
+            values={name: found.values.get(name) for name in SIGNALS},
+            evidence={**found.evidence, "item": item_fingerprint(item)},
+            model_config=signals_config(ctx),
+        )
+
+
+class OverallMetric(Metric):
+    name: ClassVar[str] = "overall"
+    title: ClassVar[str] = "Overall"
+    description: ClassVar[str] = (
+        "Estimated chance that a teacher accepts the item, learned from human ratings of "
+        "questions (no reference question needed)."
+    )
+    needs_passage: ClassVar[bool] = True
+    defaults: ClassVar[dict[str, Any]] = {
+        # Chosen on QGEval + the NACo variants by grouped cross-validation (see
+        # docs/evaluation.md, "Flags"): below this estimate the item is flagged.
+        "weak_threshold": 0.5,
+    }
+
+    def not_applicable(self, item: Item) -> str | None:
+        return SignalsMetric().not_applicable(item)
+
+    def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
+        from quizsmith.evaluation.overall import OverallModel
+
+        signals = item.scores.get("signals")
+        if signals is None or not signals.scored or not _current(signals, item, ctx):
+            signals = SignalsMetric().score(item, ctx)
+            if not signals.scored:
+                return ScoreResult.not_scored(self.name, signals.reason or "no signals")
+        scores = dict(item.scores)
+        scores["signals"] = signals
+        model = OverallModel.load()
+        result = model.predict(scores)
+        if result.scored:
+            result.evidence["signals"] = dict(signals.values)
+            result.evidence["signals_evidence"] = signals.evidence
+        return result
+
+    def flags(self, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
+        if not result.scored or result.value is None:
+            return []
+        limit = float(options.get("weak_threshold", 0.5))
+        if result.value >= limit:
+            return []
+        return [
+            Flag(
+                "low-overall",
+                f"Likely to be rejected: estimated chance a teacher accepts it "
+                f"{below_text(result.value, limit)}.",
+                self.name,
+            )
+        ]
+
+
+def _current(result: ScoreResult, item: Item, ctx: MetricContext) -> bool:
+    """A stored signals result counts only for the same item text, models and version."""
+    if result.evidence.get("item") != item_fingerprint(item):
+        return False
+    try:
+        return result.model_config == signals_config(ctx)
+    except QuizsmithError:
+        return False
