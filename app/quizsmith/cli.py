@@ -413,17 +413,50 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.fit:
         from quizsmith.evaluation.overall import fit_overall, shipped_model_path
 
+        records, results = list(report.records), list(report.results)
+        described = [f"{args.format} {Path(args.dataset).name}"]
+        for extra in args.fit_also or []:
+            fmt, path, limit = _parse_fit_also(extra)
+            more = _drive(
+                run_evaluation(
+                    path, fmt, names, limit, args.seed, cache, settings.load(), CancelToken()
+                )
+            )
+            for record in more.records:
+                # Groups of different datasets never meet in one fold by accident of naming.
+                record.group = f"{fmt}:{record.group or record.record_id}"
+            records += more.records
+            results += more.results
+            described.append(f"{fmt} {Path(path).name}" + (f" (limit {limit})" if limit else ""))
         model = fit_overall(
-            report.records,
-            report.results,
+            records,
+            results,
             seed=args.seed,
-            description=f"{args.format} {Path(args.dataset).name}, metrics {','.join(names)}",
+            kind=args.estimator,
+            description=f"{' + '.join(described)}, metrics {','.join(names)}",
         )
         target = shipped_model_path() if args.ship else json_path.with_suffix(".overall.joblib")
         saved, sidecar = model.save(target)
         r = model.info["cv"]["pearson_vs_accept"]["pearson"]["value"]
         print(f"Overall model: grouped-CV Pearson r with acceptance {r}; saved {saved}, {sidecar}.")
     return 0
+
+
+def _parse_fit_also(text: str) -> tuple[str, str, int | None]:
+    """FORMAT=PATH[@LIMIT] -> (format, path, limit)."""
+    from quizsmith.evaluation.adapters import FORMATS
+
+    fmt, sep, rest = text.partition("=")
+    path, _, limit = rest.partition("@")
+    if not sep or fmt not in FORMATS or not path:
+        raise QuizsmithError(
+            f"--fit-also {text!r} is not FORMAT=PATH[@LIMIT].",
+            f"For example --fit-also naco-variants=squad_candidates.jsonl@1050; formats: "
+            f"{', '.join(FORMATS)}.",
+        )
+    if limit and not limit.isdigit():
+        raise QuizsmithError(f"--fit-also: the limit {limit!r} is not a number.", "Write @N.")
+    return fmt, path, int(limit) if limit else None
 
 
 def _cmd_refit(args: argparse.Namespace) -> int:
@@ -569,7 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         required=True,
-        choices=["jsonl", "qgeval", "naco-squad", "naco-groups", "quizdesign"],
+        choices=["jsonl", "qgeval", "naco-squad", "naco-groups", "naco-variants", "quizdesign"],
         help="the dataset's format (see docs/evaluation.md)",
     )
     p.add_argument(
@@ -585,6 +618,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="result cache folder (default: the user cache folder)")
     p.add_argument(
         "--fit", action="store_true", help="fit the overall model (saved as REPORT.overall.joblib)"
+    )
+    p.add_argument(
+        "--fit-also",
+        action="append",
+        metavar="FORMAT=PATH[@LIMIT]",
+        help="with --fit: also fit on this dataset, scored with the same metrics (repeatable)",
+    )
+    p.add_argument(
+        "--estimator",
+        default="forest",
+        choices=["forest", "logistic", "boosting"],
+        help="with --fit: the model kind (default forest; see docs/evaluation.md)",
     )
     p.add_argument(
         "--ship", action="store_true", help="with --fit: write resources/overall_model.joblib"

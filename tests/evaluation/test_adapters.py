@@ -152,4 +152,11 @@ def test_unknown_format_and_missing_file(tmp_path: Path) -> None:
         load_records(tmp_path / "x.jsonl", "csv")
     with pytest.raises(QuizsmithError, match="There is no file"):
         load_records(tmp_path / "missing.jsonl", "jsonl")
-    assert set(FORMATS) == {"jsonl", "qgeval", "naco-squad", "naco-groups", "quizdesign"}
+    assert set(FORMATS) == {
+        "jsonl",
+        "qgeval",
+        "naco-squad",
+        "naco-groups",
+        "naco-variants",
+        "quizdesign",
+    }

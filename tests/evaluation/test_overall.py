@@ -9,7 +9,7 @@ import pytest
 from quizsmith.domain import Item, Passage, ScoreResult
 from quizsmith.errors import QuizsmithError
 from quizsmith.evaluation.adapters import load_records
-from quizsmith.evaluation.features import FEATURES, overall_features
+from quizsmith.evaluation.features import ALL_FEATURES, FEATURES, overall_features
 from quizsmith.evaluation.overall import (
     OverallModel,
     default_target,
@@ -71,6 +71,8 @@ def test_features_and_matrix() -> None:
     assert from_mre["ref.bleu4"] == 0.2 and from_mre["mre.bleu4"] == 0.3
     m = feature_matrix([feats])
     assert m.shape == (1, 2 * len(FEATURES))
+    # The shipped columns are reference-free: a reference overlap is not among them.
+    assert not any(f.startswith(("ref.", "mre.", "mirror.")) for f in FEATURES)
     j = FEATURES.index("kda.cont")
     assert m[0, j] == -1.0 and m[0, len(FEATURES) + j] == 1.0
     not_scored = {"bleu": ScoreResult.not_scored("bleu", "no reference question")}
@@ -86,7 +88,7 @@ def test_qgeval_target_rule(qgeval_small: Path) -> None:
 
 def test_fit_predict_save_load(tmp_path: Path) -> None:
     records, scores = _synthetic()
-    model = fit_overall(records, scores, seed=0, n_boot=50)
+    model = fit_overall(records, scores, seed=0, n_boot=50, features=ALL_FEATURES)
     assert set(model.used) == {"ref.bleu4", "ref.rouge_l", "naco", "naco.n", "naco.a", "naco.c"}
     cv = model.info["cv"]
     assert cv["folds"] == 5 and cv["pearson_vs_accept"]["pearson"]["value"] > 0.3

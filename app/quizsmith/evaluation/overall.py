@@ -283,6 +283,62 @@ def _fit_estimator(x: np.ndarray, y: np.ndarray, seed: int, kind: str = "forest"
     return est
 
 
+@dataclass
+class TrainingData:
+    """The records with a decision and a feature, their matrix, targets and passage groups."""
+
+    records: list[EvalRecord]
+    x: np.ndarray
+    y: np.ndarray
+    groups: list[str]
+    columns: tuple[str, ...]
+
+
+def training_data(
+    records: Sequence[EvalRecord],
+    scores: Sequence[Mapping[str, ScoreResult]],
+    human_target: Callable[[EvalRecord], int | None] = default_target,
+    features: Sequence[str] = FEATURES,
+) -> TrainingData:
+    kept: list[EvalRecord] = []
+    rows: list[dict[str, float | None]] = []
+    ys: list[int] = []
+    for record, sc in zip(records, scores, strict=True):
+        target = human_target(record)
+        feats = overall_features(sc)
+        if target is None or all(feats.get(f) is None for f in features):
+            continue
+        kept.append(record)
+        rows.append(feats)
+        ys.append(int(target))
+    y = np.asarray(ys)
+    if len(rows) < 20 or len(set(ys)) < 2:
+        raise QuizsmithError(
+            f"Too little to fit the overall model: {len(rows)} items with metric scores and a "
+            f"decision ({int(y.sum()) if len(y) else 0} accepted).",
+            "Evaluate more items (both accepted and rejected ones) with at least one metric.",
+        )
+    columns = tuple(features)
+    groups = [r.group or r.record_id for r in kept]
+    return TrainingData(kept, feature_matrix(rows, columns), y, groups, columns)
+
+
+def out_of_fold(
+    data: TrainingData,
+    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    seed: int = 0,
+    kind: str = "forest",
+) -> np.ndarray:
+    """Each item's P(accept) from a model fitted without its passage (grouped CV)."""
+    oof = np.zeros(len(data.y))
+    for train, test in folds:
+        if len(set(data.y[train].tolist())) < 2:
+            oof[test] = float(data.y[train].mean())
+            continue
+        oof[test] = _proba(_fit_estimator(data.x[train], data.y[train], seed, kind), data.x[test])
+    return oof
+
+
 def fit_overall(
     records: Sequence[EvalRecord],
     scores: Sequence[Mapping[str, ScoreResult]],
@@ -304,41 +360,33 @@ def fit_overall(
 
     from quizsmith.evaluation.stats import correlations
 
-    rows: list[dict[str, float | None]] = []
-    ys: list[int] = []
-    groups: list[str] = []
-    means_raw: list[float | None] = []
-    for record, sc in zip(records, scores, strict=True):
-        target = human_target(record)
-        feats = overall_features(sc)
-        if target is None or all(feats.get(f) is None for f in features):
-            continue
-        rows.append(feats)
-        ys.append(int(target))
-        groups.append(record.group or record.record_id)
-        means_raw.append(record.labels.get("mean"))
-    y = np.asarray(ys)
-    means = np.asarray([np.nan if m is None else m for m in means_raw], dtype=float)
-    if len(rows) < 20 or len(set(ys)) < 2:
-        raise QuizsmithError(
-            f"Too little to fit the overall model: {len(rows)} items with metric scores and a "
-            f"decision ({int(y.sum()) if len(y) else 0} accepted).",
-            "Evaluate more items (both accepted and rejected ones) with at least one metric.",
-        )
-    columns = tuple(features)
-    x = feature_matrix(rows, columns)
+    data = training_data(records, scores, human_target, features)
+    y, groups, x, columns = data.y, data.groups, data.x, data.columns
+    means = np.asarray([r.labels.get("mean", np.nan) for r in data.records], dtype=float)
     width = len(columns)
     used = tuple(f for j, f in enumerate(columns) if np.any(x[:, width + j] == 0))
-    oof = np.zeros(len(y))
     folds = grouped_folds(groups, n_splits)
-    for train, test in folds:
-        oof[test] = _proba(_fit_estimator(x[train], y[train], seed, kind), x[test])
+    oof = out_of_fold(data, folds, seed, kind)
     cv: dict[str, Any] = {
         "folds": len(folds),
         "grouped_by": "passage (record group)",
         "pearson_vs_accept": correlations(oof, y, n_boot=n_boot, seed=seed),
         "auc": round(float(roc_auc_score(y, oof)), 6),
     }
+    # Per dataset (the record id's prefix): a model fitted on several datasets is judged on
+    # each, since an easy one (built flawed variants) would flatter a pooled figure.
+    datasets = np.asarray([r.record_id.split(":")[0] for r in data.records])
+    if len(set(datasets.tolist())) > 1:
+        cv["by_dataset"] = {}
+        for name in sorted(set(datasets.tolist())):
+            idx = np.flatnonzero(datasets == name)
+            if len(set(y[idx].tolist())) < 2:
+                continue
+            cv["by_dataset"][name] = {
+                "n": int(idx.size),
+                "pearson_vs_accept": correlations(oof[idx], y[idx], n_boot=n_boot, seed=seed),
+                "auc": round(float(roc_auc_score(y[idx], oof[idx])), 6),
+            }
     has_mean = np.isfinite(means)
     if has_mean.any():
         cv["pearson_vs_mean_rating"] = correlations(
@@ -433,6 +481,9 @@ def refit_from_bank(
         scores,
         seed=seed,
         description=f"teacher decisions in {getattr(bank, 'path', 'the bank')}",
+        # A teacher's bank may hold reference questions (imported banks): every feature the
+        # items carry may serve, reference-based ones included.
+        features=ALL_FEATURES,
     )
     model.save(path or user_model_path())
     return model

@@ -19,16 +19,21 @@ from quizsmith.metrics.runner import apply_result
 #: The live metrics that judge each item type. NACo asks whether the text is a natural,
 #: answerable question, so it does not judge true/false statements or cloze sentences; KDA
 #: needs options; a cloze item (the source sentence with a blank) has no candidates to rank.
+#: "overall" comes last: it reads the others' results (quality/metric.py).
 RANK_METRICS: dict[str, tuple[str, ...]] = {
-    "mcq": ("naco", "kda"),
-    "short": ("naco",),
+    "mcq": ("naco", "kda", "overall"),
+    "short": ("naco", "overall"),
     "tf": ("kda",),
     "cloze": (),
 }
 
 
 def rank_value(item: Item) -> float | None:
-    """Mean of the live scores the item got (None when none could be computed)."""
+    """The overall estimate (P(a teacher accepts)) when the item has one; else the mean of
+    the live scores it got (None when none could be computed)."""
+    overall = item.scores.get("overall")
+    if overall is not None and overall.scored and overall.value is not None:
+        return float(overall.value)
     values = [
         s.value
         for name in RANK_METRICS.get(item.type, ())

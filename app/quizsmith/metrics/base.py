@@ -78,6 +78,23 @@ class Metric:
     #: Options and flag thresholds, each overridable in settings [metrics.<name>].
     defaults: ClassVar[dict[str, Any]] = {}
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every metric's flags pass through the measured flag policy (metrics/flag_policy.py),
+        # whoever calls `flags`: a flag's severity follows how often it was found right.
+        super().__init_subclass__(**kwargs)
+        raw = cls.__dict__.get("flags")
+        if raw is None or getattr(raw, "_policy_applied", False):
+            return
+
+        def flags(self: Metric, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
+            from quizsmith.metrics.flag_policy import apply_policy
+
+            return [apply_policy(f) for f in raw(self, result, options)]
+
+        flags.__doc__ = raw.__doc__
+        flags._policy_applied = True  # type: ignore[attr-defined]
+        cls.flags = flags  # type: ignore[method-assign]
+
     def not_applicable(self, item: Item) -> str | None:
         """Why this metric cannot score the item (None when it can)."""
         if item.type not in self.item_types:

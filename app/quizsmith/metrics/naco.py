@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from quizsmith.domain import Flag, Item, ScoreResult
-from quizsmith.errors import OutputParseError, ProviderError
+from quizsmith.errors import OutputParseError, ProviderError, QuizsmithError
 from quizsmith.metrics import naco_prompts as prompts
 from quizsmith.metrics.base import Metric, MetricContext
 from quizsmith.metrics.profiles import choose_profile, model_config
@@ -264,6 +264,11 @@ class NacoMetric(Metric):
         # fewshot: the A.2 verdict is written first; 64 tokens caught it where SmolLM2 gave
         # one (48 tokens cut at "2." caught none); 80 tokens hold three steps that quote the
         # passage (~25 tokens each); a step cut by the limit still counts, it was begun.
+        # fewshot: how the answer is found. "generate": greedy extractive completion (the
+        # paper's free-text answer); "likelihood": the likeliest of the passage's candidate
+        # answers nearest the question, the key and the distractors (quality/signals.py), the
+        # way a 270M model answers best (docs/metrics/naco-profiles.md, "Answerability").
+        "answer_by": "likelihood",
         "verdict_tokens": 64,
         "fewshot_steps_tokens": 80,
         # Paper s. 4.3 / A.4: answerability below 0.5 F1 means the model's answer shares
@@ -299,6 +304,8 @@ class NacoMetric(Metric):
                 "steps": model_config(answer_model, profile, prompt=prompts.FEWSHOT_STEPS_ID),
             }
         config.update(profile=profile, k=k, temperature=temperature, top_p=1.0)
+        if profile != "chat":
+            config["answer_by"] = opts.get("answer_by", "generate")
         samples: list[_Sample] = []
         failures: list[str] = []
         for i in range(k):
@@ -312,7 +319,7 @@ class NacoMetric(Metric):
                         verdict_model,
                         answer_model,
                         passages,
-                        item.stem,
+                        item,
                         temperature,
                         seed,
                         ctx,
@@ -403,12 +410,13 @@ class NacoMetric(Metric):
         verdict_model: Provider,
         answer_model: Provider,
         passages: list[str],
-        question: str,
+        item: Item,
         temperature: float,
         seed: int,
         ctx: MetricContext,
         opts: dict[str, Any],
     ) -> _Sample:
+        question = item.stem
         # Naturalness: the A.2 prompt's verdict, written first, so the first tokens suffice;
         # the rest of a tiny model's A.2 answer never held an <ans> span (measured).
         head = verdict_model.chat(
@@ -425,14 +433,17 @@ class NacoMetric(Metric):
             return _Sample(CotAnswer(0, "", [], verdict), [prompts.VERDICT_ID], raw=head)
         answer_prompt = prompts.fewshot_answer_prompt(passages, question)
         reading = prompts.fewshot_reading(passages)
-        answer = answer_model.complete(
-            answer_prompt,
-            max_tokens=32,
-            temperature=temperature,
-            seed=seed,
-            stop=["\n"],
-            reuse_prefix=reading,
-        ).text.strip()
+        if opts.get("answer_by", "generate") == "likelihood" and answer_model.can_logprob:
+            answer = self._likelihood_answer(answer_model, item, ctx)
+        else:
+            answer = answer_model.complete(
+                answer_prompt,
+                max_tokens=32,
+                temperature=temperature,
+                seed=seed,
+                stop=["\n"],
+                reuse_prefix=reading,
+            ).text.strip()
         ctx.cancel.raise_if_cancelled()
         # Steps: the same completion continued with "Reasoning: Step 1:". It shares the
         # examples and the passage with the answer call, which a local model keeps. Asking
@@ -452,6 +463,28 @@ class NacoMetric(Metric):
             [prompts.VERDICT_ID, prompts.FEWSHOT_ANSWER_ID, prompts.FEWSHOT_STEPS_ID],
             raw=head,
         )
+
+    def _likelihood_answer(self, model: Provider, item: Item, ctx: MetricContext) -> str:
+        """The likeliest candidate answer (the signals' answer selection, the same call)."""
+        from quizsmith.generation.sentences import split_sentences
+        from quizsmith.quality.signals import (
+            CANDIDATE_SENTENCES,
+            distractors_of,
+            likelihood_answer,
+            nearest_sentences,
+        )
+
+        passage = item.passage.text if item.passage else ""
+        sentences = [s.text for s in split_sentences(passage)] or [passage]
+        try:
+            embedder: Provider | None = ctx.provider("embeddings")
+        except QuizsmithError:
+            embedder = None
+        best, _ = nearest_sentences(embedder, item.stem, sentences, CANDIDATE_SENTENCES)
+        choice = likelihood_answer(
+            model, passage, item.stem, item.key, distractors_of(item), best
+        )
+        return choice.picked
 
     def _result(
         self,

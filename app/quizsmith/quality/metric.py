@@ -94,6 +94,9 @@ class SignalsMetric(Metric):
         "answers (0-1), with the other cheap signals the overall estimate uses."
     )
     needs_passage: ClassVar[bool] = True
+    # Signals read a question and its answer: a true/false statement or a cloze sentence
+    # has neither (the model was fitted on questions).
+    item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
 
     def not_applicable(self, item: Item) -> str | None:
         reason = super().not_applicable(item)
@@ -130,6 +133,7 @@ class OverallMetric(Metric):
         "questions (no reference question needed)."
     )
     needs_passage: ClassVar[bool] = True
+    item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
     defaults: ClassVar[dict[str, Any]] = {
         # Chosen on QGEval + the NACo variants by grouped cross-validation (see
         # docs/evaluation.md, "Flags"): below this estimate the item is flagged.
@@ -138,6 +142,16 @@ class OverallMetric(Metric):
 
     def not_applicable(self, item: Item) -> str | None:
         return SignalsMetric().not_applicable(item)
+
+    def cache_identity(self, ctx: MetricContext) -> Any:
+        """The model file it predicts with (a refit or a new shipped model scores afresh)."""
+        import hashlib
+
+        from quizsmith.evaluation.overall import shipped_model_path, user_model_path
+
+        path = user_model_path() if user_model_path().exists() else shipped_model_path()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else None
+        return {"signals_version": SIGNALS_VERSION, "model": digest}
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         from quizsmith.evaluation.overall import OverallModel

@@ -177,6 +177,72 @@ def candidate_answers(passage: str, sentences: Sequence[str], key: str, extra: S
     return out
 
 
+@dataclass(frozen=True)
+class AnswerChoice:
+    """Answer selection by likelihood: the candidates (key first) and their mean token
+    log-probs as the answer after the passage and the question; `picked` is the likeliest."""
+
+    candidates: tuple[str, ...]
+    means: tuple[float, ...]
+
+    @property
+    def picked(self) -> str:
+        return self.candidates[max(range(len(self.means)), key=lambda i: self.means[i])]
+
+
+def distractors_of(item: Item) -> list[str]:
+    return [o.text for o in item.options if not o.is_key]
+
+
+def likelihood_answer(
+    reader: Provider,
+    passage: str,
+    stem: str,
+    key: str,
+    distractors: Sequence[str],
+    sentences: Sequence[str],
+) -> AnswerChoice:
+    """Rank the key, the distractors and the spans of `sentences` (the passage sentences
+    nearest the question) by their mean token log-prob as the answer. Length-normalised, so
+    a long span is not penalised for its length (as the KDA likelihood solver does)."""
+    block = text_block(passage)
+    candidates = candidate_answers(passage, sentences, key, distractors)
+    scored = reader.option_logprobs(
+        f"{block}Question: {stem.strip()}\nAnswer:",
+        [" " + c for c in candidates],
+        reuse_prefix=block,
+    )
+    return AnswerChoice(tuple(candidates), tuple(lp.mean for lp in scored))
+
+
+_VECTORS: dict[tuple[int, tuple[str, ...]], list[list[float]]] = {}
+#: Passages whose sentence vectors are kept: the live editor re-scores the same passage, and
+#: an evaluation meets each passage's questions together.
+_VECTORS_KEPT = 8
+
+
+def _sentence_vectors(embedder: Provider, sentences: tuple[str, ...]) -> list[list[float]]:
+    key = (id(embedder), sentences)
+    if key not in _VECTORS:
+        if len(_VECTORS) >= _VECTORS_KEPT:
+            del _VECTORS[next(iter(_VECTORS))]
+        _VECTORS[key] = embedder.embed(list(sentences))
+    return _VECTORS[key]
+
+
+def nearest_sentences(
+    embedder: Provider | None, stem: str, sentences: Sequence[str], count: int
+) -> tuple[list[str], list[float]]:
+    """The `count` sentences most similar to the stem (MiniLM cosine), with every
+    sentence's similarity; without an embedder, the first `count` and no similarities."""
+    if embedder is None:
+        return list(sentences[:count]), []
+    question = embedder.embed([stem])[0]
+    sims = [cosine(question, vec) for vec in _sentence_vectors(embedder, tuple(sentences))]
+    order = sorted(range(len(sentences)), key=lambda i: -sims[i])
+    return [sentences[i] for i in order[:count]], sims
+
+
 def compute_signals(
     item: Item,
     reader: Provider,
@@ -200,39 +266,30 @@ def compute_signals(
     v["wh_match"] = wh_match(stem, key)
     v["overlap"] = overlap(stem, passage)
     sentences = [s.text for s in split_sentences(passage)] or [passage]
-    best = sentences[:CANDIDATE_SENTENCES]
-    if embedder is not None:
-        vectors = embedder.embed([stem, *sentences])
-        sims = [cosine(vectors[0], vec) for vec in vectors[1:]]
-        order = sorted(range(len(sentences)), key=lambda i: -sims[i])
-        best = [sentences[i] for i in order[:CANDIDATE_SENTENCES]]
-        v["sim"] = sims[order[0]]
+    best, sims = nearest_sentences(embedder, stem, sentences, CANDIDATE_SENTENCES)
+    if sims:
+        v["sim"] = max(sims)
         v["key_in_sentence"] = 1.0 if normalize_answer(key) in normalize_answer(best[0]) else 0.0
         out.evidence["best_sentence"] = best[0]
     block = text_block(passage)
-    distractors = [o.text for o in item.options if not o.correct] if item.options else []
-    candidates = candidate_answers(passage, best, key, distractors)
-    with_passage = reader.option_logprobs(
-        f"{block}Question: {stem}\nAnswer:",
-        [" " + c for c in candidates],
-        reuse_prefix=block,
-    )
+    choice = likelihood_answer(reader, passage, stem, key, distractors_of(item), best)
+    candidates, means = choice.candidates, choice.means
     alone = reader.option_logprobs(f"Question: {stem}\nAnswer:", [" " + key])
+    neutral_prompt = f"{block}Question: {NEUTRAL_QUESTION}\nAnswer:"
+    # The whole neutral prompt is the same for every item of a passage: kept as a prefix.
     neutral = reader.option_logprobs(
-        f"{block}Question: {NEUTRAL_QUESTION}\nAnswer:", [" " + key], reuse_prefix=block
+        neutral_prompt, [" " + key], reuse_prefix=(block, neutral_prompt)
     )
-    key_lp = with_passage[0].mean
+    key_lp = means[0]
     v["key_lp"] = key_lp
     v["key_gain_passage"] = key_lp - alone[0].mean
     v["key_gain_question"] = key_lp - neutral[0].mean
-    means = [lp.mean for lp in with_passage]
     v["key_share"] = softmax_share(means, 0) if len(means) > 1 else None
-    pick = max(range(len(candidates)), key=lambda i: means[i])
-    v["pick_f1"] = f1_score(candidates[pick], key)
+    v["pick_f1"] = f1_score(choice.picked, key)
     out.evidence["candidates"] = [
         {"answer": c, "mean_logprob": round(m, 4)} for c, m in zip(candidates, means, strict=True)
     ]
-    out.evidence["picked"] = candidates[pick]
+    out.evidence["picked"] = choice.picked
     if fluency is not None:
         lp = fluency.option_logprobs(FLUENCY_PREFIX, [stem])
         v["q_fluency"] = lp[0].mean

@@ -80,6 +80,9 @@ def load(path: Path) -> list[EvalRecord]:
     records: list[EvalRecord] = []
     for index, group in enumerate(groups):
         valid = by_group[group]
+        for record in valid:
+            # This dataset's ids (the cache keys on content, so nothing is scored twice).
+            record.record_id = f"{NAME}:{group}:{record.role}"
         records += valid
         ref = next(r for r in valid if r.role == "refq")
         passage = ref.item.passage.text if ref.item.passage else ""

@@ -1,0 +1,335 @@
+"""Does the offline judgement track people? Cross-validated, grouped by passage.
+
+    .venv/bin/python bench/judgement.py [--qgeval-passages 100] [--variant-groups 150]
+        [--greedy 225] [--cache-dir DIR] [--threads 1]
+
+Data: QGEval's first N passages in an interleaved order (SQuAD and HotpotQA alternately, every
+second passage of each; all 15 questions of a passage), and the NACo-style variant groups
+built from the SQuAD candidates (`naco-variants`: 3 valid questions + 4 flawed ones per
+passage). Every item is scored with the `signals` metric through the evaluation cache (a
+re-run only computes what is missing). `--greedy N` also computes NACo's free-text
+extractive answer ("generate", the earlier default) for the first N QGEval records, cached in
+bench/results/greedy-answers.jsonl, to compare the two ways of answering.
+
+Reports (docs/evaluation/judgement.md + .json):
+1. answerability: each way of answering against the human answerability and answer
+   consistency ratings (Pearson r, 95% bootstrap interval);
+2. the overall estimate: out-of-fold predictions (5 folds grouped by passage, the model
+   never saw the passage it predicts) for each estimator kind, per dataset: Pearson r with
+   acceptance, AUC; on the variant groups, the share of (valid, flawed) pairs of a group in
+   which the valid question scores higher, and the mean per role;
+3. flags: precision and recall of each flag the data can check, at its threshold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from common import git_revision, machine, write_results
+from scipy.stats import pearsonr
+from sklearn.metrics import roc_auc_score
+
+from quizsmith.evaluation.overall import (
+    ESTIMATORS,
+    grouped_folds,
+    out_of_fold,
+    training_data,
+)
+from quizsmith.evaluation.records import EvalRecord
+from quizsmith.evaluation.runner import run_evaluation
+from quizsmith.jobs import run_to_end
+from quizsmith.settings import Settings
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+RESULTS = Path(__file__).resolve().parent / "results"
+VALID = ("refq", "annoq", "annoq_clue_refq")
+FLAWED = ("non_q", "shuffled_q", "random_q", "wrong_key_q")
+
+
+def interleaved_qgeval(n_passages: int) -> Path:
+    rows = json.loads((SHARED / "qgeval" / "instances.json").read_text(encoding="utf-8"))
+    squad = [p for p in rows if p["questions"][0]["source"].startswith("SQuAD")][::2]
+    hotpot = [p for p in rows if not p["questions"][0]["source"].startswith("SQuAD")][::2]
+    mixed = [p for pair in zip(squad, hotpot, strict=False) for p in pair][:n_passages]
+    # A working copy outside the repository: the dataset is not redistributed.
+    path = Path(tempfile.gettempdir()) / f"quizsmith-qgeval-interleaved-{n_passages}.json"
+    path.write_text(json.dumps(mixed), encoding="utf-8")
+    return path
+
+
+def score(path: Path, fmt: str, limit: int | None, args: argparse.Namespace) -> Any:
+    settings = Settings(n_threads=args.threads)
+    job = run_evaluation(path, fmt, ["signals"], limit, 0, args.cache_dir, settings, n_boot=0)
+    _, report = run_to_end(job)
+    return report
+
+
+def interval(x: np.ndarray, y: np.ndarray, stat: Callable[..., float], n: int = 1000) -> list:
+    rng = np.random.default_rng(0)
+    values = []
+    for _ in range(n):
+        i = rng.integers(0, len(x), len(x))
+        if np.std(x[i]) and np.std(y[i]) and len(set(y[i].tolist())) > 1:
+            values.append(stat(x[i], y[i]))
+    return [round(float(v), 3) for v in np.percentile(values, [2.5, 97.5])]
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> float:
+    return float(pearsonr(x, y)[0])
+
+
+def with_ci(x: np.ndarray, y: np.ndarray, stat: Callable[..., float] = pearson) -> dict:
+    return {"value": round(stat(x, y), 3), "ci95": interval(x, y, stat), "n": int(len(x))}
+
+
+def greedy_answers(records: list[EvalRecord], n: int, threads: int) -> dict[str, float]:
+    """NACo's fewshot extractive answer F1 ("generate"), cached by record key."""
+    from quizsmith.metrics import naco_prompts as prompts
+    from quizsmith.metrics.base import MetricContext
+    from quizsmith.metrics.naco import NacoMetric, split_passages
+    from quizsmith.metrics.squad import f1_score
+
+    cache_file = RESULTS / "greedy-answers.jsonl"
+    known = {}
+    if cache_file.exists():
+        for line in cache_file.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            known[row["key"]] = row["f1"]
+    ctx = MetricContext(settings=Settings(n_threads=threads))
+    model = None
+    with cache_file.open("a", encoding="utf-8") as out:
+        for record in records[:n]:
+            if record.key in known:
+                continue
+            if model is None:
+                _, model = NacoMetric()._fewshot_models(ctx)
+            passages = split_passages(record.item)
+            text = model.complete(
+                prompts.fewshot_answer_prompt(passages, record.item.stem),
+                max_tokens=32,
+                temperature=0.0,
+                seed=0,
+                stop=["\n"],
+                reuse_prefix=prompts.fewshot_reading(passages),
+            ).text.strip()
+            known[record.key] = f1_score(text, record.item.key)
+            out.write(json.dumps({"key": record.key, "answer": text, "f1": known[record.key]}))
+            out.write("\n")
+    return {r.key: known[r.key] for r in records[:n] if r.key in known}
+
+
+def flag_row(name: str, flagged: np.ndarray, bad: np.ndarray, claim: str) -> dict[str, Any]:
+    hits = int((flagged & bad).sum())
+    precision = hits / flagged.sum() if flagged.sum() else float("nan")
+    recall = hits / bad.sum() if bad.sum() else float("nan")
+    return {
+        "flag": name,
+        "checked_against": claim,
+        "n": int(len(bad)),
+        "flagged": int(flagged.sum()),
+        "precision": round(float(precision), 3),
+        "recall": round(float(recall), 3),
+        "base_rate": round(float(bad.mean()), 3),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--qgeval-passages", type=int, default=100)
+    parser.add_argument("--variant-groups", type=int, default=150)
+    parser.add_argument("--greedy", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--cache-dir", default=None)
+    args = parser.parse_args()
+    qg = score(interleaved_qgeval(args.qgeval_passages), "qgeval", None, args)
+    nv = score(
+        SHARED / "naco" / "squad_candidates.jsonl", "naco-variants", args.variant_groups * 7, args
+    )
+    data: dict[str, Any] = {
+        "machine": machine(),
+        "revision": git_revision(),
+        "qgeval_items": len(qg.records),
+        "qgeval_passages": args.qgeval_passages,
+        "variant_items": len(nv.records),
+        "variant_groups": args.variant_groups,
+    }
+    sig = [r["signals"].values for r in qg.results]
+    label = {d: np.array([r.labels[d] for r in qg.records]) for d in qg.records[0].labels}
+    # 1. Answerability.
+    answers: dict[str, np.ndarray] = {
+        "likelihood pick F1 (NACo a, answer_by=likelihood)": np.array(
+            [v["pick_f1"] for v in sig], dtype=float
+        ),
+        "key share among candidates": np.array(
+            [1.0 if v["key_share"] is None else v["key_share"] for v in sig], dtype=float
+        ),
+        "key log-lik gain over the question alone": np.array(
+            [v["key_gain_passage"] for v in sig], dtype=float
+        ),
+        "key log-lik gain over a neutral question": np.array(
+            [v["key_gain_question"] for v in sig], dtype=float
+        ),
+    }
+    answer_rows = []
+    if args.greedy:
+        greedy = greedy_answers(qg.records, args.greedy, args.threads)
+        idx = np.array([i for i, r in enumerate(qg.records) if r.key in greedy])
+        g = np.array([greedy[qg.records[i].key] for i in idx], dtype=float)
+        for name, x in [("greedy answer F1 (NACo a, answer_by=generate)", g)] + [
+            (n, v[idx]) for n, v in answers.items()
+        ]:
+            answer_rows.append(
+                {
+                    "way": name,
+                    "answerability": with_ci(x, label["answerability"][idx]),
+                    "answer_consistency": with_ci(x, label["answer_consistency"][idx]),
+                    "zero_share": round(float((x == 0).mean()), 3) if "F1" in name else None,
+                }
+            )
+    data["answerability"] = answer_rows
+    # 2. The overall estimate, out of fold.
+    for r in nv.records:
+        r.group = f"naco-variants:{r.group}"
+    records = list(qg.records) + list(nv.records)
+    scores = list(qg.results) + list(nv.results)
+    train = training_data(records, scores)
+    folds = grouped_folds(train.groups, 5)
+    ds = np.array([r.record_id.split(":")[0] for r in train.records])
+    fits = {}
+    for kind in ESTIMATORS:
+        oof = out_of_fold(train, folds, 0, kind)
+        entry: dict[str, Any] = {}
+        for name in ("qgeval", "naco-variants"):
+            i = ds == name
+            entry[name] = {
+                "pearson_vs_accept": with_ci(oof[i], train.y[i]),
+                "auc": with_ci(oof[i], train.y[i], lambda a, b: float(roc_auc_score(b, a))),
+            }
+        entry["variants"] = group_table(train.records, oof)
+        entry["oof"] = oof
+        fits[kind] = entry
+    best = max(ESTIMATORS, key=lambda k: fits[k]["qgeval"]["pearson_vs_accept"]["value"])
+    data["overall"] = {k: {n: v for n, v in e.items() if n != "oof"} for k, e in fits.items()}
+    data["overall_chosen"] = best
+    # 3. Flags.
+    q = ds == "qgeval"
+    qrec = [r for r, keep in zip(train.records, q, strict=True) if keep]
+    ac = np.array([r.labels["answer_consistency"] < 2.5 for r in qrec])
+    an = np.array([r.labels["answerability"] < 2.5 for r in qrec])
+    pick = np.array([v["pick_f1"] for v in sig])
+    rows = [
+        flag_row("answer-differs (likelihood)", pick < 0.5, ac, "QGEval answer_consistency < 2.5"),
+        flag_row(
+            "answer-differs (likelihood)", pick < 0.5, ac | an, "QGEval answer_consistency or "
+            "answerability < 2.5"
+        ),
+    ]
+    if args.greedy:
+        gi = np.array([i for i, r in enumerate(qg.records) if r.key in greedy])
+        gf = np.array([greedy[qg.records[i].key] for i in gi])
+        rows.append(
+            flag_row("answer-differs (generate)", gf < 0.5, ac[gi], "QGEval answer_consistency < 2.5")
+        )
+    oof = fits[best]["oof"]
+    reject = train.y == 0
+    for t in (0.3, 0.4, 0.5, 0.6):
+        rows.append(flag_row(f"low-overall (< {t})", oof[q] < t, reject[q], "QGEval reject"))
+        rows.append(
+            flag_row(f"low-overall (< {t})", oof[~q] < t, reject[~q], "variants: flawed")
+        )
+    data["flags"] = rows
+    write_results("judgement", data, markdown(data))
+    print(markdown(data))
+
+
+def group_table(records: list[EvalRecord], oof: np.ndarray) -> dict[str, Any]:
+    by_group: dict[str, dict[str, float]] = {}
+    for r, p in zip(records, oof, strict=True):
+        if r.record_id.startswith("naco-variants"):
+            by_group.setdefault(r.group, {})[r.role] = float(p)
+    wins: dict[str, list[float]] = {k: [] for k in FLAWED}
+    for roles in by_group.values():
+        for flawed in FLAWED:
+            if flawed in roles:
+                wins[flawed] += [float(roles[v] > roles[flawed]) for v in VALID if v in roles]
+    means = {
+        role: round(float(np.mean([g[role] for g in by_group.values() if role in g])), 3)
+        for role in VALID + FLAWED
+    }
+    return {
+        "groups": len(by_group),
+        "valid_above": {k: round(float(np.mean(v)), 3) for k, v in wins.items() if v},
+        "mean_by_role": means,
+    }
+
+
+def markdown(data: dict[str, Any]) -> str:
+    m = data["machine"]
+    lines = [
+        "## Judgement (`bench/judgement.py`)",
+        "",
+        f"Revision {data['revision']}, {m['date']}; {m['cpu']}. QGEval: {data['qgeval_items']} "
+        f"questions of {data['qgeval_passages']} passages; NACo-style variants: "
+        f"{data['variant_items']} questions of {data['variant_groups']} SQuAD passages. "
+        "Every figure below is out of fold (5 folds grouped by passage) or needs no fitting.",
+        "",
+    ]
+    if data["answerability"]:
+        lines += [
+            "### Answerability: which way of answering agrees with people",
+            "",
+            "| way | Pearson r, answerability | Pearson r, answer consistency | share of 0 |",
+            "| --- | --- | --- | ---: |",
+        ]
+        for row in data["answerability"]:
+            a, c = row["answerability"], row["answer_consistency"]
+            lines.append(
+                f"| {row['way']} | {a['value']} {a['ci95']} | {c['value']} {c['ci95']} | "
+                f"{row['zero_share'] if row['zero_share'] is not None else ''} |"
+            )
+        lines += ["", f"n = {data['answerability'][0]['answerability']['n']} QGEval questions.", ""]
+    lines += [
+        "### The overall estimate (reference-free), out of fold",
+        "",
+        "| estimator | QGEval r with acceptance | QGEval AUC | variants r with validity | "
+        "variants AUC | valid above non_q / shuffled_q / random_q / wrong_key_q |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for kind, e in data["overall"].items():
+        q, v = e["qgeval"], e["naco-variants"]
+        above = " / ".join(str(e["variants"]["valid_above"].get(k, "")) for k in FLAWED)
+        mark = " (chosen)" if kind == data["overall_chosen"] else ""
+        lines.append(
+            f"| {kind}{mark} | {q['pearson_vs_accept']['value']} {q['pearson_vs_accept']['ci95']}"
+            f" | {q['auc']['value']} {q['auc']['ci95']} | {v['pearson_vs_accept']['value']} "
+            f"{v['pearson_vs_accept']['ci95']} | {v['auc']['value']} | {above} |"
+        )
+    chosen = data["overall"][data["overall_chosen"]]["variants"]["mean_by_role"]
+    lines += [
+        "",
+        "Mean estimate per role (chosen estimator): "
+        + ", ".join(f"{k} {v}" for k, v in chosen.items())
+        + ".",
+        "",
+        "### Flags: precision and recall",
+        "",
+        "| flag | checked against | n | flagged | precision | recall | base rate |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in data["flags"]:
+        lines.append(
+            f"| {row['flag']} | {row['checked_against']} | {row['n']} | {row['flagged']} | "
+            f"{row['precision']} | {row['recall']} | {row['base_rate']} |"
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
