@@ -54,6 +54,19 @@ def _cmd_key(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bank_inputs(bank: str | None) -> list[tuple[str, Any]]:
+    from quizsmith.paths_guard import bank_paths
+
+    return [("the bank (--bank)", p) for p in bank_paths(bank)]
+
+
+def _guard_paths(outputs: list[tuple[str, Any]], inputs: list[tuple[str, Any]]) -> None:
+    """Refuse, before anything is written, an output that would overwrite an input."""
+    from quizsmith.paths_guard import check_outputs
+
+    check_outputs(outputs, inputs)
+
+
 def _drive(job: Any, on_event: Any = None) -> Any:
     """Run a job generator with a one-line progress display on stderr; returns its value."""
     while True:
@@ -136,6 +149,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
     if not args.bank and not args.out:
         raise QuizsmithError("Say where the items go.", "Give --out items.jsonl or --bank DB.")
+    _guard_paths([("--out", args.out)], [("the passage", args.passage), *_bank_inputs(args.bank)])
     try:
         request = GenerationRequest(
             n=args.n,
@@ -259,6 +273,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     names = [m.strip() for m in args.metrics.split(",") if m.strip()]
     for name in names:
         registry.get(name)  # unknown names fail before any model loads
+    _guard_paths([("--out", args.out)], [("ITEMS", args.items), *_bank_inputs(args.bank)])
     bank, items = _load_items(args, "score")
     complexity = bank.expected_complexity if bank is not None else None
     ctx = MetricContext(
@@ -301,6 +316,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from quizsmith.jobs import CancelToken
 
     source = Path(args.file)
+    _guard_paths(_bank_inputs(args.bank), [("the imported file", args.file)])
     fmt = getattr(args, "format", None)
     if fmt not in (None, "jsonl") or (fmt is None and source.suffix.lower() != ".jsonl"):
         from quizsmith.formats import import_file
@@ -330,6 +346,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from quizsmith.bank import ItemBank
     from quizsmith.jobs import CancelToken
 
+    _guard_paths([("--out", args.out)], [*_bank_inputs(args.bank), ("--template", args.template)])
     if args.format != "jsonl":
         from quizsmith.formats import export_from_bank
 
@@ -384,6 +401,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         raise QuizsmithError("--ship only goes with --fit.", "Add --fit, or leave out --ship.")
     names = [m.strip() for m in args.metrics.split(",") if m.strip()]
     cache = Path(args.cache_dir) if args.cache_dir else paths.cache_dir() / "evaluation"
+    report_md = Path(args.report).with_suffix(".md")
+    _guard_paths(
+        [("--report", args.report), ("the report's .md", report_md)],
+        [("the dataset", args.dataset)],
+    )
     job = run_evaluation(
         args.dataset,
         args.format,
