@@ -272,7 +272,7 @@ class JsonHttpClient:
             if not self._paused_once:
                 self._paused_once = True
                 log.warning(
-                    "The server at %s asks to wait %.0f s (HTTP %s); pausing %.0f s once.",
+                    "The server at %s asks to wait %.0f s (HTTP %s); pausing %g s once.",
                     self.base_url,
                     wait,
                     status,
