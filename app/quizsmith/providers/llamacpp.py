@@ -19,7 +19,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from quizsmith.errors import ModelNotFoundError, OutputParseError, ProviderError
+from quizsmith.errors import (
+    CapabilityError,
+    ModelNotFoundError,
+    OutputParseError,
+    ProviderError,
+)
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -319,6 +324,18 @@ class LlamaCppProvider(Provider):
     @staticmethod
     def _tokens(loaded: _Loaded, text: str, *, add_bos: bool, special: bool) -> list[int]:
         return list(loaded.llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=special))
+
+    def chat_prompt_tokens(self, messages: Sequence[Message | dict[str, str]]) -> list[int]:
+        """The tokens `chat` evaluates for `messages` (a chat model with a template)."""
+        loaded = self._get()
+        with loaded.lock:
+            formatter = self._formatter(loaded)
+            if formatter is None:
+                raise CapabilityError("This model has no chat template.", "")
+            msgs = as_message_dicts(messages)
+            add_bos = not formatter(messages=msgs).added_special
+            pieces, _ = split_prompt(lambda m: str(formatter(messages=m).prompt), msgs)
+            return self._piece_tokens(loaded, pieces, add_bos=add_bos)
 
     def _piece_tokens(
         self, loaded: _Loaded, pieces: Sequence[Piece], *, add_bos: bool
