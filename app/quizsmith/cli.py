@@ -15,6 +15,11 @@ from typing import Any
 
 from quizsmith import __version__
 
+#: Exit statuses: 0 all done, 1 unexpected error (crash log), 2 refused (bad input, with the
+#: fix), 3 `quizsmith gui` without a display (gui.app.NO_DISPLAY_EXIT), 4 finished but some
+#: items were not scored or fewer items than asked could be made (the reasons are printed).
+EXIT_INCOMPLETE = 4
+
 
 def _cmd_models(args: argparse.Namespace) -> int:
     from quizsmith.modelreport import models_report
@@ -54,6 +59,19 @@ def _cmd_key(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bank_inputs(bank: str | None) -> list[tuple[str, Any]]:
+    from quizsmith.paths_guard import bank_paths
+
+    return [("the bank (--bank)", p) for p in bank_paths(bank)]
+
+
+def _guard_paths(outputs: list[tuple[str, Any]], inputs: list[tuple[str, Any]]) -> None:
+    """Refuse, before anything is written, an output that would overwrite an input."""
+    from quizsmith.paths_guard import check_outputs
+
+    check_outputs(outputs, inputs)
+
+
 def _drive(job: Any, on_event: Any = None) -> Any:
     """Run a job generator with a one-line progress display on stderr; returns its value."""
     while True:
@@ -73,25 +91,12 @@ def _drive(job: Any, on_event: Any = None) -> Any:
 
 
 def _read_items_jsonl(path: Path) -> list[Any]:
-    import json
-
-    from quizsmith.domain import Item
+    """The items of a JSONL file, with every check `quizsmith import` makes (a bad line is
+    refused by number before any model loads)."""
+    from quizsmith.bank.jsonl import read_file
     from quizsmith.errors import QuizsmithError
 
-    items = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise QuizsmithError(f"Cannot read {path}: {exc}.", "Check the file.") from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            items.append(Item.from_dict(json.loads(line)))
-        except (ValueError, TypeError) as exc:
-            raise QuizsmithError(
-                f"{path.name}, line {number}: {exc}", "Fix or remove that line; nothing was scored."
-            ) from None
+    items = [parsed.item for parsed in read_file(path).items]
     if not items:
         raise QuizsmithError(f"{path.name} holds no items.", "Give a JSONL file of items.")
     return items
@@ -136,6 +141,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
     if not args.bank and not args.out:
         raise QuizsmithError("Say where the items go.", "Give --out items.jsonl or --bank DB.")
+    _guard_paths([("--out", args.out)], [("the passage", args.passage), *_bank_inputs(args.bank)])
     try:
         request = GenerationRequest(
             n=args.n,
@@ -169,7 +175,10 @@ def _cmd_generate(args: argparse.Namespace) -> int:
                 return 0
             print(f"Continuing: {len(done)} items about this passage are already in the bank.")
             request = dataclasses.replace(
-                request, n=left, avoid_answers=tuple(it.key for it in done)
+                request,
+                n=left,
+                avoid_answers=tuple(it.key for it in done),
+                avoid_stems=tuple(it.stem for it in done),
             )
     items: list[Any] = []
 
@@ -205,8 +214,13 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     for item in items:
         flags = f"  [{'; '.join(f.message for f in item.flags)}]" if item.flags else ""
         print(f"  {item.type}: {item.stem} -> {item.key}{flags}")
+    if not items:
+        reason = result.shortfall or "no candidate question passed the checks"
+        print(f"error: no item could be made. {reason}", file=sys.stderr)
+        return EXIT_INCOMPLETE
     if result.shortfall:
         print(f"note: {result.shortfall}", file=sys.stderr)
+        return EXIT_INCOMPLETE
     return 0
 
 
@@ -259,41 +273,51 @@ def _cmd_score(args: argparse.Namespace) -> int:
     names = [m.strip() for m in args.metrics.split(",") if m.strip()]
     for name in names:
         registry.get(name)  # unknown names fail before any model loads
+    _guard_paths([("--out", args.out)], [("ITEMS", args.items), *_bank_inputs(args.bank)])
     bank, items = _load_items(args, "score")
     complexity = bank.expected_complexity if bank is not None else None
     ctx = MetricContext(
         settings=settings.load(), cancel=CancelToken(), expected_complexity=complexity
     )
 
+    out = Path(args.out) if args.out else None
+    # What this run did (a re-run after a stop skips scores already in the bank; those are
+    # neither written again nor counted again).
+    written: list[Any] = []
+
     def store(event: Any) -> None:
         step = event.payload
-        if bank is not None and step is not None and step.item.id is not None:
+        if step is None:
+            return
+        written.append(step)
+        if bank is not None and step.item.id is not None:
             bank.add_score(step.item.id, step.result)
             bank.set_flags(step.item.id, step.flags, metric=step.result.metric)
+        if out is not None:
+            # Each score reaches --out as soon as it is made, as each reaches the bank.
+            _write_items_jsonl(out, items)
 
     interrupted = False
     try:
         _drive(score_items(items, names, ctx, skip_scored=bool(bank) and not args.rescore), store)
     except KeyboardInterrupt:
         interrupted = True
-    out = Path(args.out) if args.out else None
     if out is not None:
         _write_items_jsonl(out, items)
-    scored = sum(1 for it in items for m in names if m in it.scores)
-    not_scored = [
-        (it.stem, it.scores[m].not_scored_reason)
-        for it in items
-        for m in names
-        if m in it.scores and not it.scores[m].scored
-    ]
+    not_scored = [(s.item.stem, s.result.not_scored_reason) for s in written if not s.result.scored]
+    skipped = sum(1 for it in items for m in names if m in it.scores) - len(written)
     where = f" to {out}" if out else (" into the bank" if bank else "")
-    print(f"{scored} scores written{where}; {len(not_scored)} not scored.")
+    done = len(written) - len(not_scored)
+    print(
+        f"{done} scores written{where}; {len(not_scored)} not scored"
+        + (f"; {skipped} already scored before." if skipped > 0 else ".")
+    )
     for stem, reason in not_scored[:10]:
         print(f"  not scored: {stem[:60]!r}: {reason}")
     if interrupted:
         print("Stopped by Ctrl-C; finished scores were kept.", file=sys.stderr)
         return 130
-    return 0
+    return EXIT_INCOMPLETE if not_scored else 0
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
@@ -301,6 +325,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from quizsmith.jobs import CancelToken
 
     source = Path(args.file)
+    _guard_paths(_bank_inputs(args.bank), [("the imported file", args.file)])
     fmt = getattr(args, "format", None)
     if fmt not in (None, "jsonl") or (fmt is None and source.suffix.lower() != ".jsonl"):
         from quizsmith.formats import import_file
@@ -330,6 +355,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from quizsmith.bank import ItemBank
     from quizsmith.jobs import CancelToken
 
+    _guard_paths([("--out", args.out)], [*_bank_inputs(args.bank), ("--template", args.template)])
     if args.format != "jsonl":
         from quizsmith.formats import export_from_bank
 
@@ -384,6 +410,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         raise QuizsmithError("--ship only goes with --fit.", "Add --fit, or leave out --ship.")
     names = [m.strip() for m in args.metrics.split(",") if m.strip()]
     cache = Path(args.cache_dir) if args.cache_dir else paths.cache_dir() / "evaluation"
+    report_md = Path(args.report).with_suffix(".md")
+    _guard_paths(
+        [("--report", args.report), ("the report's .md", report_md)],
+        [("the dataset", args.dataset)],
+    )
     job = run_evaluation(
         args.dataset,
         args.format,

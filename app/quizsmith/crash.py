@@ -11,9 +11,7 @@ from quizsmith import paths, secrets
 
 
 def write_crash_log(exc: BaseException) -> Path:
-    text = "".join(traceback.format_exception(exc))
-    for key in secrets.known_secrets():
-        text = text.replace(key, "***")
+    text = secrets.mask_secrets("".join(traceback.format_exception(exc)))
     path = paths.log_dir() / f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
     path.write_text(text, encoding="utf-8")
     logging.getLogger(__name__).error("unexpected error, see %s", path)

@@ -198,6 +198,10 @@ class ScoreResult:
         )
 
 
+#: Longer is a passage pasted into the question field, not a question.
+MAX_STEM_CHARS = 2000
+
+
 @dataclass(kw_only=True)
 class Item:
     """A quiz item. For choice types, `options` is the presentation order with the key in it."""
@@ -245,6 +249,14 @@ class Item:
         found = []
         if not self.stem.strip():
             found.append("The question is empty.")
+        elif not any(ch.isalnum() for ch in self.stem):
+            found.append("The question has no words.")
+        elif len(self.stem) > MAX_STEM_CHARS:
+            # Scoring time grows with the prompt: an 11,000-character stem took 15 minutes.
+            found.append(
+                f"The question is {len(self.stem):,} characters long; at most "
+                f"{MAX_STEM_CHARS:,} are allowed."
+            )
         if not self.key.strip():
             found.append("The answer is empty.")
         if self.type in CHOICE_TYPES and len(self.options) < 2:

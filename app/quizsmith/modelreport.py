@@ -58,9 +58,13 @@ def models_report(prepare: bool = False) -> str:
         lines += ["", "Endpoints:"]
         for name, ep in s.endpoints.items():
             key = "no key needed"
-            if ep.key_name:
-                found = secrets.get_api_key(ep.key_name) is not None
-                state = "found" if found else f"MISSING (quizsmith key set {ep.key_name})"
-                key = f"key {ep.key_name!r}: {state}"
-            lines.append(f"  {name:<12} {ep.provider} {ep.base_url} model={ep.model} ({key})")
+            if ep.key_name or ep.provider == "anthropic":
+                key_name = ep.key_name or name
+                var = "ANTHROPIC_API_KEY" if ep.provider == "anthropic" else "OPENAI_API_KEY"
+                env = secrets.env_key_for_endpoint(var, ep.base_url, key_name)
+                found = secrets.get_api_key(key_name, extra_env=env) is not None
+                state = "found" if found else f"MISSING (quizsmith key set {key_name})"
+                key = f"key {key_name!r}: {state}"
+            url = secrets.display_url(ep.base_url)
+            lines.append(f"  {name:<12} {ep.provider} {url} model={ep.model} ({key})")
     return "\n".join(lines)

@@ -7,9 +7,12 @@ ever reach a log record by accident.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit, urlunsplit
 
 from quizsmith.errors import AuthError, SecretStoreError
 
@@ -33,16 +36,81 @@ def _remember(key: str | None) -> str | None:
     return key
 
 
+def mask_secrets(text: str, extra: Iterable[str] = ()) -> str:
+    """`text` with every known key (and `extra`) replaced by ***, in any letter case.
+
+    Case-insensitive because servers have echoed a key lower-cased into an answer, and an
+    exact-match mask let it through into the bank and the exports.
+    """
+    keys = sorted({k for k in (*_seen, *extra) if k}, key=len, reverse=True)
+    if not keys or not text:
+        return text
+    pattern = re.compile("|".join(re.escape(k) for k in keys), re.IGNORECASE)
+    return pattern.sub("***", text)
+
+
+def split_userinfo(url: str) -> tuple[str, str]:
+    """(url for display, with any user:password@ replaced by ***@; the userinfo, or "").
+
+    A key written into base_url (http://user:KEY@host/v1) is a secret like any other: it is
+    remembered for masking, and messages, `quizsmith models` and the bank get the display
+    form.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url, ""
+    if "@" not in parts.netloc:
+        return url, ""
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    for piece in (userinfo, *userinfo.split(":", 1)):
+        if len(piece) >= 4:
+            _remember(piece)
+    return urlunsplit(parts._replace(netloc=f"***@{hostport}")), userinfo
+
+
+def display_url(url: str) -> str:
+    return split_userinfo(url)[0]
+
+
+#: Conventional environment variables of hosted APIs, and the only host each one is sent to.
+PROVIDER_ENV_KEYS = {
+    "OPENAI_API_KEY": "api.openai.com",
+    "ANTHROPIC_API_KEY": "api.anthropic.com",
+}
+
+
+def env_key_for_endpoint(var: str, base_url: str, key_name: str = "") -> str | None:
+    """`var` (OPENAI_API_KEY ...) when it may be sent to `base_url`, else None.
+
+    The variable belongs to one service: sending it to any server configured as an endpoint
+    leaked it to a local test server. It goes only to its own host, or to an endpoint whose
+    key_name names the variable itself (a deliberate choice).
+    """
+    if key_name and key_name == var:
+        return var
+    try:
+        host = (urlsplit(base_url).hostname or "").lower()
+    except ValueError:
+        return None
+    return var if host and host == PROVIDER_ENV_KEYS.get(var) else None
+
+
 def keyring_usable() -> tuple[bool, str]:
     """Whether a real keyring backend is active, and its name (for messages)."""
     try:
         import keyring
-        from keyring.backends import fail
+        from keyring.backends import fail, null
     except ImportError:
         return False, "keyring is not installed"
-    backend = keyring.get_keyring()
+    try:
+        backend = keyring.get_keyring()
+    except Exception as exc:  # a misspelt PYTHON_KEYRING_BACKEND raises whatever import does
+        wanted = os.environ.get("PYTHON_KEYRING_BACKEND", "")
+        return False, f"PYTHON_KEYRING_BACKEND={wanted!r} cannot be loaded ({type(exc).__name__})"
     name = f"{type(backend).__module__}.{type(backend).__name__}"
-    if isinstance(backend, fail.Keyring):
+    # The null backend accepts a key and keeps nothing: "Stored the key" would be untrue.
+    if isinstance(backend, fail.Keyring | null.Keyring):
         return False, name
     # Chainer with no real backend behind it behaves like the fail backend.
     if getattr(backend, "backends", None) == []:
@@ -55,17 +123,35 @@ def keyring_usable() -> tuple[bool, str]:
         priority = float(getattr(backend, "priority", 1))
     except (TypeError, ValueError):
         priority = 1.0
+    except Exception as exc:
+        # keyrings.alt's EncryptedKeyring raises RuntimeError here without pycryptodome.
+        return False, f"{name}, which cannot run here ({exc})"
     if priority < 1 and not chosen:
         return False, f"{name}, not secure and not chosen with PYTHON_KEYRING_BACKEND"
     return True, name
 
 
-_NO_KEYRING_FIX = (
-    "No usable keyring backend was found ({backend}). Install and unlock a system keyring "
-    "(GNOME Keyring or KWallet on Linux, Keychain on macOS, Credential Locker on Windows), or "
-    "choose one with PYTHON_KEYRING_BACKEND (e.g. keyrings.alt.file.EncryptedKeyring). Until "
-    "then Quizsmith reads the key from the environment variable {env}."
-)
+def no_keyring_fix(backend: str, env: str) -> str:
+    """Advice that works on this installation: only backends that can load here are named."""
+    choice = ""
+    if importlib.util.find_spec("keyrings") and importlib.util.find_spec("keyrings.alt"):
+        if importlib.util.find_spec("Cryptodome") or importlib.util.find_spec("Crypto"):
+            choice = (
+                " or choose an encrypted file with "
+                "PYTHON_KEYRING_BACKEND=keyrings.alt.file.EncryptedKeyring,"
+            )
+        else:
+            choice = (
+                " or, on a computer only you use, choose a plain-text file with "
+                "PYTHON_KEYRING_BACKEND=keyrings.alt.file.PlaintextKeyring (the key is stored "
+                "unencrypted in your home folder),"
+            )
+    return (
+        f"No usable keyring backend was found ({backend}). Install and unlock a system "
+        "keyring (GNOME Keyring or KWallet on Linux, Keychain on macOS, Credential Locker on "
+        f"Windows),{choice} or set the environment variable {env}, which Quizsmith reads "
+        "when no keyring holds the key."
+    )
 
 
 def get_api_key(name: str, explicit: str | None = None, extra_env: str | None = None) -> str | None:
@@ -79,11 +165,10 @@ def get_api_key(name: str, explicit: str | None = None, extra_env: str | None = 
     usable, _ = keyring_usable()
     if usable:
         import keyring
-        from keyring.errors import KeyringError
 
         try:
             stored = keyring.get_password(SERVICE, name)
-        except KeyringError as exc:
+        except Exception as exc:  # a locked or broken backend: the environment may still help
             log.warning(
                 "keyring lookup for %r failed (%s); trying the environment", name, type(exc)
             )
@@ -114,18 +199,25 @@ def set_api_key(name: str, key: str) -> None:
     if not usable:
         raise SecretStoreError(
             "Cannot store the API key.",
-            _NO_KEYRING_FIX.format(backend=backend, env=env_var_for(name)),
+            no_keyring_fix(backend, env_var_for(name)),
         )
     import keyring
-    from keyring.errors import KeyringError
 
     try:
         keyring.set_password(SERVICE, name, key.strip())
-    except KeyringError as exc:
+        kept = keyring.get_password(SERVICE, name)
+    except Exception as exc:  # backends raise KeyringError, RuntimeError, OSError ...
         raise SecretStoreError(
-            f"The keyring refused to store the key ({type(exc).__name__}).",
-            "Unlock the system keyring and try again.",
+            f"The keyring ({backend}) refused to store the key ({type(exc).__name__}).",
+            "Unlock the system keyring and try again. "
+            + no_keyring_fix(backend, env_var_for(name)),
         ) from None
+    if kept != key.strip():
+        raise SecretStoreError(
+            f"The keyring ({backend}) did not keep the key: reading it back gave "
+            f"{'nothing' if not kept else 'a different value'}.",
+            no_keyring_fix(backend, env_var_for(name)),
+        )
     _remember(key.strip())
 
 
@@ -135,7 +227,7 @@ def delete_api_key(name: str) -> bool:
     if not usable:
         raise SecretStoreError(
             "Cannot reach the keyring.",
-            _NO_KEYRING_FIX.format(backend=backend, env=env_var_for(name)),
+            no_keyring_fix(backend, env_var_for(name)),
         )
     import keyring
     from keyring.errors import PasswordDeleteError
@@ -144,6 +236,11 @@ def delete_api_key(name: str) -> bool:
         keyring.delete_password(SERVICE, name)
     except PasswordDeleteError:
         return False
+    except Exception as exc:
+        raise SecretStoreError(
+            f"The keyring ({backend}) refused to remove the key ({type(exc).__name__}).",
+            "Unlock the system keyring and try again.",
+        ) from None
     return True
 
 
@@ -153,4 +250,7 @@ def has_stored_key(name: str) -> bool:
         return False
     import keyring
 
-    return bool(keyring.get_password(SERVICE, name))
+    try:
+        return bool(keyring.get_password(SERVICE, name))
+    except Exception:
+        return False

@@ -25,6 +25,9 @@ class GenerationRequest:
     seed: int = 0
     #: Answers not to ask about again (items already made, e.g. when a batch resumes).
     avoid_answers: tuple[str, ...] = ()
+    #: Questions already asked about this passage (a resumed batch): a candidate with the
+    #: same question is not made again, even with another answer.
+    avoid_stems: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 1 <= self.n <= 100:

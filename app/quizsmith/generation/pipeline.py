@@ -119,6 +119,13 @@ def generate_items(
             if request.rank:  # also a lone candidate: the item arrives scored
                 yield from score_candidates(built.candidates, metric_ctx, label)
                 ranked = best_first(built.candidates)
+            # Two items with one question (different keys) are one question asked twice.
+            asked = {_stem_key(s) for s in request.avoid_stems}
+            asked.update(_stem_key(it.stem) for it in result.items)
+            ranked = [c for c in ranked if _stem_key(c.stem) not in asked]
+            if not ranked:
+                result.dropped.append(f"{target.answer!r}: the same question as an earlier item")
+                continue
             best, alternatives = ranked[0], ranked[1:]
             best.alternatives = alternatives
             result.items.append(best)
@@ -192,6 +199,10 @@ def _unique(values: object) -> list[str]:
     for v in values:  # type: ignore[attr-defined]
         seen.setdefault(str(v), None)
     return list(seen)
+
+
+def _stem_key(stem: str) -> str:
+    return " ".join(stem.casefold().split()).rstrip("?. ")
 
 
 def _shortfall(made: int, n: int, n_targets: int, dropped: list[str]) -> str:

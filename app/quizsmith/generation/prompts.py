@@ -11,6 +11,7 @@ The prompt version goes into every item's provenance; change it whenever a promp
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 PROMPT_VERSION: Final = "gen-2026.11-1"
@@ -104,7 +105,10 @@ _CONCEPT_SHOT: Final = (
 def _delimit(text: str) -> str:
     # The passage is data, not instructions: it is fenced so that a passage saying "ignore the
     # instructions" reads as part of the text (see docs/reliability.md on prompt injection).
-    return f"<<<\n{text.strip()}\n>>>"
+    # The fence's own markers inside the passage are broken up, so the passage cannot close
+    # the fence early and continue as instructions.
+    inner = re.sub(r"<{3,}|>{3,}", lambda m: " ".join(m.group(0)), text.strip())
+    return f"<<<\n{inner}\n>>>"
 
 
 def stem_fewshot(fact: str, answer: str, difficulty: str | None) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from quizsmith.errors import OutputParseError, ProviderError
+from quizsmith.providers import validate
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -17,7 +18,7 @@ from quizsmith.providers.base import (
     parse_json_output,
 )
 from quizsmith.providers.http import JsonHttpClient
-from quizsmith.secrets import require_api_key
+from quizsmith.secrets import env_key_for_endpoint, require_api_key
 from quizsmith.settings import Endpoint
 
 API_VERSION = "2023-06-01"
@@ -32,7 +33,10 @@ class AnthropicProvider(Provider):
 
     def __init__(self, endpoint: Endpoint, api_key: str | None = None) -> None:
         self.endpoint = endpoint
-        key = require_api_key(endpoint.key_name or endpoint.name, api_key, "ANTHROPIC_API_KEY")
+        # ANTHROPIC_API_KEY belongs to api.anthropic.com and is sent nowhere else.
+        name = endpoint.key_name or endpoint.name
+        env = env_key_for_endpoint("ANTHROPIC_API_KEY", endpoint.base_url, name)
+        key = require_api_key(name, api_key, env)
         self._http = JsonHttpClient(
             endpoint.base_url,
             headers={"x-api-key": key, "anthropic-version": API_VERSION},
@@ -84,12 +88,18 @@ class AnthropicProvider(Provider):
             payload["stop_sequences"] = list(stop)
         started = time.perf_counter()
         data = self._http.post("v1/messages", payload)
+        where = self._http.base_url
         try:
-            text = "".join(b.get("text", "") for b in data["content"] if b.get("type") == "text")
+            text = "".join(
+                validate.answer_text(b.get("text"), where)
+                for b in data["content"]
+                if b.get("type") == "text"
+            )
         except (KeyError, TypeError, AttributeError):
             raise ProviderError("Unexpected answer from the Anthropic API.", "") from None
-        usage = data.get("usage") or {}
-        stop_reason = str(data.get("stop_reason") or "")
+        text = self._http.mask(text)
+        usage = validate.usage_of(data)
+        stop_reason = validate.short_label(data.get("stop_reason"))
         if json_schema is not None and stop_reason == "max_tokens":
             raise OutputParseError(
                 "The model's JSON answer was cut off at the max_tokens limit.",
@@ -97,9 +107,9 @@ class AnthropicProvider(Provider):
             )
         return ChatResult(
             text=text,
-            model=str(data.get("model") or self.endpoint.model),
-            prompt_tokens=int(usage.get("input_tokens") or 0),
-            completion_tokens=int(usage.get("output_tokens") or 0),
+            model=self._http.mask(validate.short_label(data.get("model")) or self.endpoint.model),
+            prompt_tokens=validate.token_count(usage.get("input_tokens")),
+            completion_tokens=validate.token_count(usage.get("output_tokens")),
             finish_reason=stop_reason,
             seconds=time.perf_counter() - started,
             data=parse_json_output(text) if json_schema is not None else None,

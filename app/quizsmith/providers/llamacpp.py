@@ -19,7 +19,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from quizsmith.errors import ModelNotFoundError, OutputParseError, ProviderError
+from quizsmith.errors import (
+    CapabilityError,
+    ModelNotFoundError,
+    OutputParseError,
+    ProviderError,
+)
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -32,6 +37,7 @@ from quizsmith.providers.base import (
     reusable_heads,
 )
 from quizsmith.providers.llamacpp_state import PrefixStates, common_prefix, start_from
+from quizsmith.providers.prompt_pieces import Piece, split_prompt
 
 #: Finished deterministic calls kept per model (greedy, or seeded sampling): a re-score of an
 #: item whose question did not change (a distractor was edited) repeats NACo's calls exactly.
@@ -253,15 +259,18 @@ class LlamaCppProvider(Provider):
                 choice = out["choices"][0]
                 text = choice["message"].get("content") or ""
                 return self._result(out, text, choice, started, json_schema)
-            # What llama-cpp-python's template handler does, with the tokens in our hands.
+            # What llama-cpp-python's template handler does, with the tokens in our hands, but
+            # the messages' text tokenized as plain text: control-token text in a passage
+            # (<|im_start|>system ...) must not become a real turn (prompt_pieces).
             rendered = formatter(messages=msgs)
             add_bos = not rendered.added_special
-            tokens = self._tokens(loaded, rendered.prompt, add_bos=add_bos, special=True)
-            at = rendered.prompt.rfind(last) if heads else -1
-            before = rendered.prompt[:at] if at >= 0 else ""
+            pieces, last_at = split_prompt(lambda m: str(formatter(messages=m).prompt), msgs)
+            tokens = self._piece_tokens(loaded, pieces, add_bos=add_bos)
             cuts = [
-                self._prefix_length(loaded, tokens, before + h, add_bos=add_bos, special=True)
-                for h in (heads if at >= 0 else [])
+                self._piece_prefix_length(
+                    loaded, tokens, [*pieces[:last_at], (h, True)], add_bos=add_bos
+                )
+                for h in (heads if last_at >= 0 else [])
             ]
             extra = rendered.stop or []
             stops = [*stop, *([extra] if isinstance(extra, str) else extra)]
@@ -292,10 +301,11 @@ class LlamaCppProvider(Provider):
         loaded = self._get()
         started = time.perf_counter()
         with loaded.lock:
-            # The tokens llama-cpp-python's create_completion makes of a text prompt.
-            tokens = self._tokens(loaded, prompt, add_bos=True, special=True)
+            # A completion prompt is text (few-shot prompts around a passage): no part of it
+            # may turn into a control token, so special tokens stay off.
+            tokens = self._tokens(loaded, prompt, add_bos=True, special=False)
             cuts = [
-                self._prefix_length(loaded, tokens, h, add_bos=True, special=True)
+                self._prefix_length(loaded, tokens, h, add_bos=True, special=False)
                 for h in reusable_heads(prompt, reuse_prefix)
             ]
             return self._generate(
@@ -314,6 +324,36 @@ class LlamaCppProvider(Provider):
     @staticmethod
     def _tokens(loaded: _Loaded, text: str, *, add_bos: bool, special: bool) -> list[int]:
         return list(loaded.llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=special))
+
+    def chat_prompt_tokens(self, messages: Sequence[Message | dict[str, str]]) -> list[int]:
+        """The tokens `chat` evaluates for `messages` (a chat model with a template)."""
+        loaded = self._get()
+        with loaded.lock:
+            formatter = self._formatter(loaded)
+            if formatter is None:
+                raise CapabilityError("This model has no chat template.", "")
+            msgs = as_message_dicts(messages)
+            add_bos = not formatter(messages=msgs).added_special
+            pieces, _ = split_prompt(lambda m: str(formatter(messages=m).prompt), msgs)
+            return self._piece_tokens(loaded, pieces, add_bos=add_bos)
+
+    def _piece_tokens(
+        self, loaded: _Loaded, pieces: Sequence[Piece], *, add_bos: bool
+    ) -> list[int]:
+        """Template pieces with control tokens, message text as plain text."""
+        tokens: list[int] = []
+        for text, is_message in pieces:
+            if text:
+                bos = add_bos and not tokens
+                tokens += self._tokens(loaded, text, add_bos=bos, special=not is_message)
+        return tokens
+
+    def _piece_prefix_length(
+        self, loaded: _Loaded, tokens: Sequence[int], pieces: Sequence[Piece], *, add_bos: bool
+    ) -> int:
+        """As _prefix_length, for a prefix given as pieces."""
+        prefix_tokens = self._piece_tokens(loaded, pieces, add_bos=add_bos)
+        return max(0, min(common_prefix(prefix_tokens, tokens), len(tokens) - 1))
 
     def _prefix_length(
         self, loaded: _Loaded, tokens: Sequence[int], prefix: str, *, add_bos: bool, special: bool
@@ -395,7 +435,7 @@ class LlamaCppProvider(Provider):
         return result
 
     def _check_fits(self, loaded: _Loaded, text: str, max_tokens: int) -> None:
-        n = len(loaded.llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
+        n = len(loaded.llm.tokenize(text.encode("utf-8"), add_bos=True, special=False))
         self._check_fits_count(loaded, n, max_tokens)
 
     @staticmethod

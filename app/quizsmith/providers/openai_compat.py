@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 from quizsmith.errors import CapabilityError, OutputParseError, ProviderError
+from quizsmith.providers import validate
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -25,7 +26,7 @@ from quizsmith.providers.base import (
     parse_json_output,
 )
 from quizsmith.providers.http import HttpError, JsonHttpClient
-from quizsmith.secrets import require_api_key
+from quizsmith.secrets import env_key_for_endpoint, require_api_key
 from quizsmith.settings import Endpoint
 
 log = logging.getLogger(__name__)
@@ -47,11 +48,9 @@ class OpenAIProvider(Provider):
     def __init__(self, endpoint: Endpoint, api_key: str | None = None) -> None:
         self.endpoint = endpoint
         # No key_name: a local server that needs no key (an explicit key is still sent).
-        key = (
-            require_api_key(endpoint.key_name, api_key, "OPENAI_API_KEY")
-            if endpoint.key_name
-            else api_key
-        )
+        # OPENAI_API_KEY belongs to api.openai.com and is sent nowhere else.
+        env = env_key_for_endpoint("OPENAI_API_KEY", endpoint.base_url, endpoint.key_name)
+        key = require_api_key(endpoint.key_name, api_key, env) if endpoint.key_name else api_key
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._http = JsonHttpClient(
             endpoint.base_url,
@@ -71,7 +70,7 @@ class OpenAIProvider(Provider):
         return ModelInfo(
             self.name,
             self.endpoint.model,
-            {"endpoint": self.endpoint.name, "base_url": self.endpoint.base_url},
+            {"endpoint": self.endpoint.name, "base_url": self._http.base_url},
         )
 
     def close(self) -> None:
@@ -103,7 +102,7 @@ class OpenAIProvider(Provider):
                     log.info(
                         "%s does not accept response_format json_schema (HTTP %s); "
                         "using json_object with the schema",
-                        self.endpoint.base_url,
+                        self._http.base_url,
                         exc.status,
                     )
                     self._json_style = "json_object"
@@ -141,12 +140,11 @@ class OpenAIProvider(Provider):
         data = self._post_constrained("chat/completions", payload, json_schema)
         try:
             choice = data["choices"][0]
-            text = choice["message"].get("content") or ""
+            content = choice["message"].get("content")
         except (KeyError, IndexError, TypeError, AttributeError):
-            raise ProviderError(
-                f"Unexpected chat answer from {self.endpoint.base_url}.", ""
-            ) from None
-        return self._result(data, text, choice.get("finish_reason", ""), started, json_schema)
+            raise ProviderError(f"Unexpected chat answer from {self._http.base_url}.", "") from None
+        text = validate.answer_text(content, self._http.base_url)
+        return self._result(data, text, choice.get("finish_reason"), started, json_schema)
 
     def complete(
         self,
@@ -173,17 +171,19 @@ class OpenAIProvider(Provider):
         data = self._post_constrained("completions", payload, json_schema)
         try:
             choice = data["choices"][0]
-            text = choice.get("text") or ""
+            content = choice.get("text")
         except (KeyError, IndexError, TypeError, AttributeError):
-            raise ProviderError(
-                f"Unexpected completion from {self.endpoint.base_url}.", ""
-            ) from None
-        return self._result(data, text, choice.get("finish_reason", ""), started, json_schema)
+            raise ProviderError(f"Unexpected completion from {self._http.base_url}.", "") from None
+        text = validate.answer_text(content, self._http.base_url)
+        return self._result(data, text, choice.get("finish_reason"), started, json_schema)
 
     def _result(
-        self, data: dict[str, Any], text: str, finish: str | None, started: float, schema: Any
+        self, data: dict[str, Any], text: str, finish_raw: Any, started: float, schema: Any
     ) -> ChatResult:
-        usage = data.get("usage") or {}
+        usage = validate.usage_of(data)
+        finish = validate.short_label(finish_raw)
+        # A server that echoes the key (in any case) must not put it into the bank.
+        text = self._http.mask(text)
         if schema is not None and finish == "length":
             raise OutputParseError(
                 "The model's JSON answer was cut off at the max_tokens limit.",
@@ -191,10 +191,10 @@ class OpenAIProvider(Provider):
             )
         return ChatResult(
             text=text,
-            model=str(data.get("model") or self.endpoint.model),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            finish_reason=finish or "",
+            model=self._http.mask(validate.short_label(data.get("model")) or self.endpoint.model),
+            prompt_tokens=validate.token_count(usage.get("prompt_tokens")),
+            completion_tokens=validate.token_count(usage.get("completion_tokens")),
+            finish_reason=finish,
             seconds=time.perf_counter() - started,
             data=parse_json_output(text) if schema is not None else None,
         )
@@ -231,7 +231,7 @@ class OpenAIProvider(Provider):
             },
         )
         no_logprobs = CapabilityError(
-            f"The server at {self.endpoint.base_url} gives no prompt log-probabilities.",
+            f"The server at {self._http.base_url} gives no prompt log-probabilities.",
             "Use it for chat roles only, or start it with prompt logprobs enabled "
             "(llama.cpp server: --logits_all true; vLLM supports echo by default).",
         )
@@ -240,8 +240,18 @@ class OpenAIProvider(Provider):
             lp = choice["logprobs"]
             tokens, values, offsets = lp["tokens"], lp["token_logprobs"], lp["text_offset"]
             text = choice.get("text")
-        except (KeyError, IndexError, TypeError):
+        except (KeyError, IndexError, TypeError, AttributeError):
             raise no_logprobs from None
+        if not all(isinstance(x, list) for x in (tokens, values, offsets)):
+            raise no_logprobs
+        if not all(isinstance(t, str) for t in tokens) or not all(
+            isinstance(o, int) and not isinstance(o, bool) for o in offsets
+        ):
+            raise ProviderError(
+                f"The server at {self._http.base_url} returned malformed log-probabilities "
+                "(tokens that are not text, or offsets that are not whole numbers).",
+                "Check the server's logprobs support, or score with a local model.",
+            )
         if not tokens or not offsets or len(values) != len(tokens) or offsets[0] != 0:
             raise no_logprobs  # no echo: only the generated token was scored
         if isinstance(text, str) and len(text) > len(full) and offsets[-1] < len(full):
@@ -251,7 +261,7 @@ class OpenAIProvider(Provider):
             # that *follows* it (abetlen/llama-cpp-python#1983): all numbers are one token
             # off, and an unlikely option can outscore the right one.
             raise CapabilityError(
-                f"The server at {self.endpoint.base_url} returns prompt log-probabilities "
+                f"The server at {self._http.base_url} returns prompt log-probabilities "
                 "shifted by one token (llama-cpp-python's server does this for models that "
                 "add no BOS token), so they cannot be used for scoring.",
                 "Score with the model locally (llamacpp provider), or start the server with "
@@ -264,14 +274,14 @@ class OpenAIProvider(Provider):
             if offset + len(token) > len(prefix) and offset < len(full):
                 if value is None:
                     raise CapabilityError(
-                        f"The server at {self.endpoint.base_url} returned no log-probability "
+                        f"The server at {self._http.base_url} returned no log-probability "
                         "for a token of the option (the first token of a prompt has none).",
                         "Put some text before the options.",
                     )
-                picked.append(float(value))
+                picked.append(validate.logprob(value, self._http.base_url))
         if not picked:
             raise ProviderError(
-                f"The server at {self.endpoint.base_url} returned no tokens for the option "
+                f"The server at {self._http.base_url} returned no tokens for the option "
                 f"{option!r}.",
                 "Check that the server echoes the prompt with logprobs.",
             )
@@ -281,13 +291,20 @@ class OpenAIProvider(Provider):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         data = self._http.post("embeddings", {"model": self.endpoint.model, "input": list(texts)})
         try:
-            rows = sorted(data["data"], key=lambda r: r.get("index", 0))
-            return [list(map(float, r["embedding"])) for r in rows]
-        except (KeyError, TypeError, ValueError):
+            rows = sorted(data["data"], key=lambda r: int(r.get("index", 0)))
+            vectors = [validate.embedding(r["embedding"], self._http.base_url) for r in rows]
+        except (KeyError, TypeError, ValueError, AttributeError):
             raise CapabilityError(
-                f"The server at {self.endpoint.base_url} gives no embeddings.",
+                f"The server at {self._http.base_url} gives no embeddings.",
                 "Choose the bundled embedding model for this role.",
             ) from None
+        if len(vectors) != len(texts):
+            raise ProviderError(
+                f"The server at {self._http.base_url} returned {len(vectors)} embeddings for "
+                f"{len(texts)} texts.",
+                "Choose the bundled embedding model for this role.",
+            )
+        return vectors
 
 
 def _rejects_json_schema(exc: HttpError) -> bool:
