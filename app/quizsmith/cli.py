@@ -317,7 +317,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if interrupted:
         print("Stopped by Ctrl-C; finished scores were kept.", file=sys.stderr)
         return 130
-    return EXIT_INCOMPLETE if not_scored else 0
+    failed = [s for s in written if not s.result.scored and not _not_applicable(s.result)]
+    return EXIT_INCOMPLETE if failed else 0
+
+
+def _not_applicable(result: Any) -> bool:
+    return bool(result.evidence.get("not_applicable"))
 
 
 def _cmd_import(args: argparse.Namespace) -> int:

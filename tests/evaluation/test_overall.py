@@ -215,3 +215,57 @@ def test_refit_command_learns_the_teachers_decisions(
     assert loaded.predict(
         {"naco": ScoreResult(metric="naco", value=0.5, values={"n": 1, "a": 0.5, "c": 1.0})}
     ).scored
+
+
+def _signal_scores(v: float) -> dict[str, ScoreResult]:
+    from quizsmith.quality.signals import SIGNALS
+
+    values = {name: v for name in SIGNALS}
+    return {"signals": ScoreResult(metric="signals", value=v, values=values)}
+
+
+def test_fit_on_signals_and_read_them_from_the_overall_evidence(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    records, scores = [], []
+    for i in range(120):
+        v = rng.random()
+        item = Item(type="short", stem=f"Q{i}?", key="k", passage=Passage(text="p"))
+        accept = 1.0 if v + rng.gauss(0, 0.15) > 0.5 else 0.0
+        records.append(
+            EvalRecord(record_id=f"a:{i}", item=item, labels={"accept": accept}, group=f"g{i % 20}")
+        )
+        scores.append(_signal_scores(v))
+    for kind in ("forest", "logistic", "boosting"):
+        model = fit_overall(records, scores, n_boot=0, kind=kind)
+        assert model.features == FEATURES and model.info["estimator"]["kind"] == kind
+        assert all(f.startswith("sig.") for f in model.used)
+        assert model.info["cv"]["pearson_vs_accept"]["pearson"]["value"] > 0.4
+    # The overall metric keeps the signals in its evidence: a refit reads them from there.
+    high = model.predict(_signal_scores(0.95))
+    stored = ScoreResult(
+        metric="overall", value=high.value, evidence={"signals": _signal_scores(0.95)["signals"].values}
+    )
+    assert overall_features({"overall": stored})["sig.key_lp"] == 0.95
+    assert (high.value or 0) > (model.predict(_signal_scores(0.05)).value or 1)
+
+
+def test_a_model_on_features_this_version_lacks_is_refused(tmp_path: Path) -> None:
+    import joblib
+
+    records, scores = _synthetic()
+    model = fit_overall(records, scores, n_boot=0, features=ALL_FEATURES)
+    path, _ = model.save(tmp_path / "m.joblib")
+    blob = joblib.load(path)
+    blob["features"] = [*blob["features"], "made.up"]
+    joblib.dump(blob, path)
+    with pytest.raises(QuizsmithError, match=r"does not compute \(made\.up\)"):
+        OverallModel.load(path)
+
+
+def test_per_dataset_cross_validation_when_fitted_on_two() -> None:
+    records, scores = _synthetic(120)
+    for i, r in enumerate(records):
+        r.record_id = f"{'one' if i % 2 else 'two'}:{i}"
+    model = fit_overall(records, scores, n_boot=0, features=ALL_FEATURES)
+    assert set(model.info["cv"]["by_dataset"]) == {"one", "two"}
+    assert model.info["cv"]["by_dataset"]["one"]["n"] == 60

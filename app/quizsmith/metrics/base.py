@@ -125,7 +125,8 @@ class Metric:
         "not scored: reason"."""
         reason = self.not_applicable(item)
         if reason:
-            return ScoreResult.not_scored(self.name, reason)
+            # Marked: "does not apply" is no failure (the CLI's exit status tells them apart).
+            return ScoreResult.not_scored(self.name, reason, evidence={"not_applicable": True})
         started = time.perf_counter()
         try:
             result = self.compute(item, ctx)
