@@ -1,7 +1,7 @@
 """Does the offline judgement track people? Cross-validated, grouped by passage.
 
     .venv/bin/python bench/judgement.py [--qgeval-passages 100] [--variant-groups 150]
-        [--greedy 225] [--cache-dir DIR] [--threads 1]
+        [--greedy 225] [--cache-dir DIR] [--threads 1] [--ship]
 
 Data: QGEval's first N passages in an interleaved order (SQuAD and HotpotQA alternately, every
 second passage of each; all 15 questions of a passage), and the NACo-style variant groups
@@ -19,6 +19,9 @@ Reports (docs/evaluation/judgement.md + .json):
    acceptance, AUC; on the variant groups, the share of (valid, flawed) pairs of a group in
    which the valid question scores higher, and the mean per role;
 3. flags: precision and recall of each flag the data can check, at its threshold.
+
+`--ship` then fits the chosen estimator on all of it and writes the shipped model
+(resources/overall_model.joblib + .json, with the cross-validated figures in its sidecar).
 """
 
 from __future__ import annotations
@@ -146,6 +149,7 @@ def main() -> None:
     parser.add_argument("--greedy", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cache-dir", default=None)
+    parser.add_argument("--ship", action="store_true", help="write the shipped overall model")
     args = parser.parse_args()
     qg = score(interleaved_qgeval(args.qgeval_passages), "qgeval", None, args)
     nv = score(
@@ -244,6 +248,21 @@ def main() -> None:
             flag_row(f"low-overall (< {t})", oof[~q] < t, reject[~q], "variants: flawed")
         )
     data["flags"] = rows
+    if args.ship:
+        from quizsmith.evaluation.overall import fit_overall, shipped_model_path
+
+        model = fit_overall(
+            records,
+            scores,
+            kind=best,
+            description=(
+                f"QGEval, first {args.qgeval_passages} passages interleaved "
+                f"({data['qgeval_items']} questions) + naco-variants, {args.variant_groups} "
+                f"SQuAD passages ({data['variant_items']} questions); bench/judgement.py"
+            ),
+        )
+        saved, _ = model.save(shipped_model_path())
+        data["shipped"] = {"path": str(saved), "cv": model.info["cv"]}
     write_results("judgement", data, markdown(data))
     print(markdown(data))
 

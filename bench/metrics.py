@@ -5,7 +5,8 @@ Items are real SQuAD questions from ../shared/data/naco (the reference question 
 stem, a second human question as MRE's reference) built into 4-option MCQs with
 distractors of the same kind (number / name / other) taken from other items' answers.
 
-The live set is timed as the item editor runs it (NACo then KDA on the draft):
+The live set is timed as the item editor runs it (NACo then KDA on the draft, then the
+overall estimate, timed apart as "overall adds"):
 - first score: an item on a passage no metric has read yet;
 - after a stem edit: the stem reworded (", according to the passage?" appended), the
   passage already read by the first score;
@@ -62,7 +63,9 @@ def live_scenarios(
     False drops the models' kept prompt states and remembered answers before every draft:
     the same calls with nothing reused, for the ratio."""
     metrics = [registry.get(name)() for name in LIVE]
+    overall = registry.get("overall")()
     out: dict[str, list[float]] = {name: [] for name in SCENARIOS}
+    out.update({f"{name}: overall adds": [] for name in SCENARIOS})
     for i, item in enumerate(bench_items):
         other = bench_items[(i + 1) % len(bench_items)]
         drafts = [item, stem_edited(item), distractor_edited(stem_edited(item), other)]
@@ -71,9 +74,13 @@ def live_scenarios(
                 forget_kept_state()
             started = time.perf_counter()
             for metric in metrics:
-                metric.score(draft, ctx)
+                draft.scores[metric.name] = metric.score(draft, ctx)
+            middle = time.perf_counter()
+            # The overall estimate comes last in the live set: it reads the others' results.
+            overall.score(draft, ctx)
             if i:  # the first item loads the models
-                out[name].append(time.perf_counter() - started)
+                out[name].append(middle - started)
+                out[f"{name}: overall adds"].append(time.perf_counter() - middle)
     return out
 
 

@@ -570,8 +570,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--status", help="with --bank: only items with this status")
     p.add_argument(
         "--metrics",
-        default="naco,kda,exam",
-        help="comma-separated: naco,kda,exam,mirror,mre (default: naco,kda,exam)",
+        default="naco,kda,exam,overall",
+        help="comma-separated: naco,kda,exam,mirror,mre,signals,overall (default: "
+        "naco,kda,exam,overall; overall, the estimated chance a teacher accepts the item, "
+        "reads the others, so list it last)",
     )
     p.add_argument("--out", help="write the scored items to this JSONL file")
     p.add_argument(
@@ -644,8 +646,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--metrics",
         default="naco,bleu,rouge,meteor,bertscore",
-        help="comma-separated: naco,kda,exam,mirror,mre,bleu,rouge,meteor,bertscore "
-        "(default: naco,bleu,rouge,meteor,bertscore)",
+        help="comma-separated: naco,kda,exam,mirror,mre,signals,overall,bleu,rouge,meteor,"
+        "bertscore (default: naco,bleu,rouge,meteor,bertscore)",
     )
     p.add_argument("--limit", type=int, help="score a stratified sample of N records")
     p.add_argument("--seed", type=int, default=0, help="sampling and bootstrap seed (0)")

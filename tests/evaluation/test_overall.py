@@ -269,3 +269,26 @@ def test_per_dataset_cross_validation_when_fitted_on_two() -> None:
     model = fit_overall(records, scores, n_boot=0, features=ALL_FEATURES)
     assert set(model.info["cv"]["by_dataset"]) == {"one", "two"}
     assert model.info["cv"]["by_dataset"]["one"]["n"] == 60
+
+
+def test_a_model_on_older_signals_is_refused(tmp_path: Path) -> None:
+    import joblib
+
+    rng = random.Random(2)
+    records = [
+        EvalRecord(
+            record_id=f"a:{i}",
+            item=Item(type="short", stem="Q?", key="k"),
+            labels={"accept": float(i % 2)},
+            group=f"g{i % 10}",
+        )
+        for i in range(60)
+    ]
+    scores = [_signal_scores(rng.random()) for _ in records]
+    path, _ = fit_overall(records, scores, n_boot=0).save(tmp_path / "m.joblib")
+    assert OverallModel.load(path).info["signals_version"] >= 1
+    blob = joblib.load(path)
+    blob["info"]["signals_version"] = -1
+    joblib.dump(blob, path)
+    with pytest.raises(QuizsmithError, match="version -1 of the quality signals"):
+        OverallModel.load(path)

@@ -184,6 +184,15 @@ class OverallModel:
                 f"({', '.join(unknown) or 'none listed'}).",
                 "Fit it again with `quizsmith eval ... --fit` or `quizsmith refit`.",
             )
+        fitted_signals = blob.get("info", {}).get("signals_version")
+        uses_signals = any(f.startswith("sig.") for f in blob["used"])
+        if uses_signals and fitted_signals != _signals_version():
+            raise QuizsmithError(
+                f"{target} was fitted on version {fitted_signals} of the quality signals; this "
+                f"Quizsmith computes version {_signals_version()}.",
+                "Fit it again (`quizsmith refit`, or bench/judgement.py --ship for the shipped "
+                "model).",
+            )
         return cls(
             blob["estimator"],
             tuple(blob["used"]),
@@ -420,6 +429,8 @@ def fit_overall(
             "random_state": seed,
             "sklearn": sklearn_version,
         },
+        "quizsmith_version": _version(),
+        "signals_version": _signals_version(),
         "features": list(columns),
         "used_features": list(used),
         "missing_value": MISSING_VALUE,
@@ -436,6 +447,21 @@ def fit_overall(
         "single_features": single,
     }
     return OverallModel(estimator, used, info, features=columns)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("quizsmith")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _signals_version() -> int:
+    from quizsmith.quality.metric import SIGNALS_VERSION
+
+    return SIGNALS_VERSION
 
 
 def refit_from_bank(
