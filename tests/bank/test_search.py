@@ -93,6 +93,10 @@ def test_filters_combine_with_the_query(bank: ItemBank, filled: dict) -> None:
     }
     assert _ids(bank.search(flagged=True)) == [filled["river"]]
     assert filled["river"] not in _ids(bank.search(flagged=False))
+    # A hint alone does not make an item flagged (it does not queue it for review).
+    bank.set_flags(filled["photo"], [Flag("too-easy", "1 step, 2 expected.", "naco", "info")])
+    assert _ids(bank.search(flagged=True)) == [filled["river"]]
+    assert filled["photo"] in _ids(bank.search(flagged=False))
     assert bank.count(subject="Geography") == 2 and bank.count("paris") == 2
     assert bank.search(subject="Astronomy") == [] and bank.search(tag="nope") == []
 

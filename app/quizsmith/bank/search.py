@@ -146,7 +146,10 @@ def _where(f: Filters, *, walk: Callable[[str], bool] = lambda match: False) -> 
             sql.params += [metric, float(threshold)]
     if f.flagged is not None:
         sql.clauses.append(
-            ("" if f.flagged else "NOT ") + "EXISTS (SELECT 1 FROM flags WHERE item_id = i.id)"
+            # A hint (severity "info") is shown, but does not make an item "flagged": only
+            # warnings and errors put it in the review queue (metrics/flag_policy.py).
+            ("" if f.flagged else "NOT ")
+            + "EXISTS (SELECT 1 FROM flags WHERE item_id = i.id AND severity != 'info')"
         )
     return sql
 
