@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import git_revision, machine, write_results
 from scipy.stats import pearsonr
 from sklearn.metrics import roc_auc_score
 
+from common import git_revision, machine, write_results
 from quizsmith.evaluation.overall import (
     ESTIMATORS,
     grouped_folds,
@@ -88,7 +88,7 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def with_ci(x: np.ndarray, y: np.ndarray, stat: Callable[..., float] = pearson) -> dict:
-    return {"value": round(stat(x, y), 3), "ci95": interval(x, y, stat), "n": int(len(x))}
+    return {"value": round(stat(x, y), 3), "ci95": interval(x, y, stat), "n": len(x)}
 
 
 def greedy_answers(records: list[EvalRecord], n: int, threads: int) -> dict[str, float]:
@@ -134,7 +134,7 @@ def flag_row(name: str, flagged: np.ndarray, bad: np.ndarray, claim: str) -> dic
     return {
         "flag": name,
         "checked_against": claim,
-        "n": int(len(bad)),
+        "n": len(bad),
         "flagged": int(flagged.sum()),
         "precision": round(float(precision), 3),
         "recall": round(float(recall), 3),
@@ -230,23 +230,25 @@ def main() -> None:
     rows = [
         flag_row("answer-differs (likelihood)", pick < 0.5, ac, "QGEval answer_consistency < 2.5"),
         flag_row(
-            "answer-differs (likelihood)", pick < 0.5, ac | an, "QGEval answer_consistency or "
-            "answerability < 2.5"
+            "answer-differs (likelihood)",
+            pick < 0.5,
+            ac | an,
+            "QGEval answer_consistency or answerability < 2.5",
         ),
     ]
     if args.greedy:
         gi = np.array([i for i, r in enumerate(qg.records) if r.key in greedy])
         gf = np.array([greedy[qg.records[i].key] for i in gi])
         rows.append(
-            flag_row("answer-differs (generate)", gf < 0.5, ac[gi], "QGEval answer_consistency < 2.5")
+            flag_row(
+                "answer-differs (generate)", gf < 0.5, ac[gi], "QGEval answer_consistency < 2.5"
+            )
         )
     oof = fits[best]["oof"]
     reject = train.y == 0
     for t in (0.3, 0.4, 0.5, 0.6):
         rows.append(flag_row(f"low-overall (< {t})", oof[q] < t, reject[q], "QGEval reject"))
-        rows.append(
-            flag_row(f"low-overall (< {t})", oof[~q] < t, reject[~q], "variants: flawed")
-        )
+        rows.append(flag_row(f"low-overall (< {t})", oof[~q] < t, reject[~q], "variants: flawed"))
     data["flags"] = rows
     if args.ship:
         from quizsmith.evaluation.overall import fit_overall, shipped_model_path

@@ -480,6 +480,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def _parse_fit_also(text: str) -> tuple[str, str, int | None]:
     """FORMAT=PATH[@LIMIT] -> (format, path, limit)."""
+    from quizsmith.errors import QuizsmithError
     from quizsmith.evaluation.adapters import FORMATS
 
     fmt, sep, rest = text.partition("=")

@@ -37,10 +37,14 @@ def test_every_group_has_three_valid_and_the_built_flawed_questions(fixtures: Pa
         assert refq.item.key.lower() in members["non_q"].item.stem.lower()
         # Shuffled: the same words, in another order.
         shuffled = members["shuffled_q"].item.stem
-        assert sorted(shuffled.lower().split()) == sorted(refq.item.stem.rstrip(" ?").lower().split())
+        assert sorted(shuffled.lower().split()) == sorted(
+            refq.item.stem.rstrip(" ?").lower().split()
+        )
         assert shuffled.lower() != refq.item.stem.rstrip(" ?").lower()
         # Random: another passage's question, with this passage's key.
-        assert members["random_q"].item.stem not in {m.item.stem for m in members.values() if m.valid}
+        assert members["random_q"].item.stem not in {
+            m.item.stem for m in members.values() if m.valid
+        }
         assert members["random_q"].item.key == refq.item.key
         # Wrong key: the reference question, a key sharing no word with the answer.
         wrong = members["wrong_key_q"]

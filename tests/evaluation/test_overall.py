@@ -243,7 +243,9 @@ def test_fit_on_signals_and_read_them_from_the_overall_evidence(tmp_path: Path) 
     # The overall metric keeps the signals in its evidence: a refit reads them from there.
     high = model.predict(_signal_scores(0.95))
     stored = ScoreResult(
-        metric="overall", value=high.value, evidence={"signals": _signal_scores(0.95)["signals"].values}
+        metric="overall",
+        value=high.value,
+        evidence={"signals": _signal_scores(0.95)["signals"].values},
     )
     assert overall_features({"overall": stored})["sig.key_lp"] == 0.95
     assert (high.value or 0) > (model.predict(_signal_scores(0.05)).value or 1)

@@ -31,7 +31,12 @@ def test_policy_turns_an_imprecise_warning_into_a_hint(monkeypatch: pytest.Monke
 def test_apply_policy_keeps_message_and_metric(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(flag_policy.FLAG_POLICY, "x", FlagRule("warning", 0.7, "test"))
     flag = apply_policy(Flag("x", "words", "naco", "info"))
-    assert (flag.code, flag.message, flag.metric, flag.severity) == ("x", "words", "naco", "warning")
+    assert (flag.code, flag.message, flag.metric, flag.severity) == (
+        "x",
+        "words",
+        "naco",
+        "warning",
+    )
 
 
 def test_every_shipped_rule_is_a_real_severity_with_its_basis() -> None:

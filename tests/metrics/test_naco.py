@@ -4,7 +4,6 @@ slow, the bundled models on real SQuAD items from the NACo paper's data."""
 from __future__ import annotations
 
 import json
-import re
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
@@ -414,19 +413,6 @@ def test_cancel_between_calls() -> None:
 
 
 # -- the bundled models on real items ---------------------------------------------------------
-_WH = re.compile(
-    r"^(how many|how much|what|who|whom|whose|when|where|which|why|how|did|does|do|is|are|"
-    r"was|were|in what|in which)\b\s*",
-    re.IGNORECASE,
-)
-
-
-def _statement(question: str) -> str:
-    """A non-question made from the question: the question word and '?' dropped."""
-    text = _WH.sub("", question.strip()).rstrip(" ?") + "."
-    return text[:1].upper() + text[1:]
-
-
 def _rows(n: int) -> list[dict[str, Any]]:
     if not DATA.exists():
         pytest.skip(f"the NACo SQuAD data is not at {DATA}")
@@ -441,14 +427,18 @@ def _real(row: dict[str, Any], question: str) -> Item:
 
 
 @pytest.mark.slow
-def test_bundled_models_rank_reference_questions_above_non_questions(smollm, gemma) -> None:
+def test_bundled_models_rank_reference_questions_above_unrelated_ones(smollm, gemma) -> None:
     rows = _rows(8)
     ctx = MetricContext(overrides={"smollm2-135m-instruct": smollm, "gemma3-270m": gemma})
     metric = NacoMetric()
-    groups: dict[str, list[ScoreResult]] = {"refq": [], "statement": [], "unrelated": []}
+    # No statement group: with answers chosen by likelihood (the default, measured to agree
+    # better with people), a statement made from the question finds the key as often as the
+    # question does, and the 135M verdict rarely calls it "not a question" (docs/metrics/
+    # naco-profiles.md). Statements are caught by the overall estimate's is_question signal
+    # (tests/quality/test_overall_metric.py).
+    groups: dict[str, list[ScoreResult]] = {"refq": [], "unrelated": []}
     for i, row in enumerate(rows):
         groups["refq"].append(metric.score(_real(row, row["refq"]), ctx))
-        groups["statement"].append(metric.score(_real(row, _statement(row["refq"])), ctx))
         other = rows[(i + 3) % len(rows)]["refq"]
         groups["unrelated"].append(metric.score(_real(row, other), ctx))
     for results in groups.values():
@@ -458,6 +448,5 @@ def test_bundled_models_rank_reference_questions_above_non_questions(smollm, gem
             assert r.model_config["profile"] == "fewshot"
             assert isinstance(r.values["steps"], int)
     mean = {g: statistics.fmean(r.value for r in rs) for g, rs in groups.items()}  # type: ignore[misc]
-    assert mean["refq"] > mean["statement"]
     assert mean["refq"] > mean["unrelated"]
     assert statistics.fmean(r.values["a"] for r in groups["refq"]) > 0.1

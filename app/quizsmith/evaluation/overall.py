@@ -277,7 +277,10 @@ def _fit_estimator(x: np.ndarray, y: np.ndarray, seed: int, kind: str = "forest"
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         est = HistGradientBoostingClassifier(
-            max_depth=3, learning_rate=0.05, max_iter=200, min_samples_leaf=_leaf_size(len(y)),
+            max_depth=3,
+            learning_rate=0.05,
+            max_iter=200,
+            min_samples_leaf=_leaf_size(len(y)),
             random_state=seed,
         )
     elif kind == "forest":

@@ -19,6 +19,14 @@ the A.2 verdict (its first 64 tokens) from an instruct model, the answer from a 
 extractive completion on a base model, the steps from that completion continued into numbered
 steps. Deviation: there the answer comes before the steps, since steps-first cost the 270M
 model most of its answer F1; the fewshot profile also decodes greedily (see defaults).
+Second deviation (option `answer_by`, default "likelihood"): the fewshot answer is chosen by
+likelihood among candidate answers (the spans of the passage sentence nearest the question,
+the key and the distractors; quality/signals.py) instead of generated as free text. A 270M
+model's free-text span often misses the key on good questions, which NACo's gate turns into 0;
+ranking candidates is what such a model does reliably, and its F1 with the key agreed better
+with people's answerability and answer-consistency ratings on QGEval (docs/metrics/
+naco-profiles.md, "Answerability"). `answer_by = "generate"` restores the free-text answer.
+The chat profile (capable models) keeps the paper's free-text answer.
 
 Two passages (the paper's HotpotQA setting): `item.provenance["passage2"]` holds the second
 passage text, or the passage text holds both separated by " <sep> ".
@@ -481,9 +489,7 @@ class NacoMetric(Metric):
         except QuizsmithError:
             embedder = None
         best, _ = nearest_sentences(embedder, item.stem, sentences, CANDIDATE_SENTENCES)
-        choice = likelihood_answer(
-            model, passage, item.stem, item.key, distractors_of(item), best
-        )
+        choice = likelihood_answer(model, passage, item.stem, item.key, distractors_of(item), best)
         return choice.picked
 
     def _result(

@@ -160,7 +160,7 @@ class OverallMetric(Metric):
         if signals is None or not signals.scored or not _current(signals, item, ctx):
             signals = SignalsMetric().score(item, ctx)
             if not signals.scored:
-                return ScoreResult.not_scored(self.name, signals.reason or "no signals")
+                return ScoreResult.not_scored(self.name, signals.not_scored_reason or "no signals")
         scores = dict(item.scores)
         scores["signals"] = signals
         model = OverallModel.load()

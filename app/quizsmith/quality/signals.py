@@ -62,17 +62,116 @@ SIGNALS: tuple[str, ...] = (
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[a-z]+)?")
 _STOP = frozenset(
-    "a an the of to in on at by for with from and or but is are was were be been being do does "
-    "did what which who whom whose when where why how that this these those it its as into "
-    "than then there their they he she his her him them we you your our i me my not no".split()
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "and",
+        "or",
+        "but",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "do",
+        "does",
+        "did",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "that",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+        "as",
+        "into",
+        "than",
+        "then",
+        "there",
+        "their",
+        "they",
+        "he",
+        "she",
+        "his",
+        "her",
+        "him",
+        "them",
+        "we",
+        "you",
+        "your",
+        "our",
+        "i",
+        "me",
+        "my",
+        "not",
+        "no",
+    ]
 )
 _QUESTION_START = frozenset(
-    "what which who whom whose when where why how is are was were do does did can could "
-    "will would should has have had in on at for from by to according name list give".split()
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "has",
+        "have",
+        "had",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "by",
+        "to",
+        "according",
+        "name",
+        "list",
+        "give",
+    ]
 )
 _MONTHS = "january february march april may june july august september october november december"
 _DATE = re.compile(rf"\b(1[0-9]{{3}}|20[0-9]{{2}}|{'|'.join(_MONTHS.split())})\b", re.IGNORECASE)
-_NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|billion)\b", re.I)
+_NUMBER = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|billion)\b",
+    re.I,
+)
 
 
 @dataclass
@@ -150,7 +249,9 @@ def text_block(passage: str) -> str:
     return _context_block(passage)
 
 
-def candidate_answers(passage: str, sentences: Sequence[str], key: str, extra: Sequence[str]) -> list[str]:
+def candidate_answers(
+    passage: str, sentences: Sequence[str], key: str, extra: Sequence[str]
+) -> list[str]:
     """Key first, then the distractors, then spans of `sentences` (entities, numbers, noun
     phrases) that are not the key, without repeats, at most MAX_CANDIDATES after the key."""
     from quizsmith.generation.sentences import split_sentences

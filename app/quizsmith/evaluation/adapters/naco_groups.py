@@ -41,7 +41,9 @@ def strip_answer(text: str) -> tuple[str, str]:
     passages, so a line may hold 2, 4, 6 or 8 markers: each pair is one occurrence.
     """
     if text.count("<ans>") % 2:
-        raise ValueError("an odd number of <ans> markers (each answer needs an opening and a closing one).")
+        raise ValueError(
+            "an odd number of <ans> markers (each answer needs an opening and a closing one)."
+        )
     spans = [" ".join(m.group(1).split()) for m in _ANS.finditer(text)]
     if not spans or not all(spans):
         raise ValueError("no answer span marked with <ans> ... <ans>.")
@@ -54,7 +56,7 @@ def strip_answer(text: str) -> tuple[str, str]:
         piece_stripped = piece.strip()
         if not piece_stripped:
             continue
-        if out and not (piece_stripped[0] in _NO_SPACE_BEFORE):
+        if out and piece_stripped[0] not in _NO_SPACE_BEFORE:
             out += " "
         out += piece_stripped
     return out, spans[0]
