@@ -91,39 +91,53 @@ def with_ci(x: np.ndarray, y: np.ndarray, stat: Callable[..., float] = pearson) 
     return {"value": round(stat(x, y), 3), "ci95": interval(x, y, stat), "n": len(x)}
 
 
-def greedy_answers(records: list[EvalRecord], n: int, threads: int) -> dict[str, float]:
-    """NACo's fewshot extractive answer F1 ("generate"), cached by record key."""
+def naco_parts(records: list[EvalRecord], n: int, part: str, threads: int) -> dict[str, Any]:
+    """NACo's fewshot answer F1 by free-text generation (`part` "greedy") or the A.2
+    naturalness verdict (`part` "verdict") for the first n records, cached by record key in
+    bench/results/naco-<part>.jsonl."""
     from quizsmith.metrics import naco_prompts as prompts
     from quizsmith.metrics.base import MetricContext
-    from quizsmith.metrics.naco import NacoMetric, split_passages
+    from quizsmith.metrics.naco import _ECHOED, NacoMetric, _find_verdict, split_passages
     from quizsmith.metrics.squad import f1_score
 
-    cache_file = RESULTS / "greedy-answers.jsonl"
-    known = {}
+    cache_file = RESULTS / f"naco-{part}.jsonl"
+    known: dict[str, Any] = {}
     if cache_file.exists():
         for line in cache_file.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            known[row["key"]] = row["f1"]
+            known[row["key"]] = row["value"]
     ctx = MetricContext(settings=Settings(n_threads=threads))
-    model = None
+    models = None
     with cache_file.open("a", encoding="utf-8") as out:
         for record in records[:n]:
             if record.key in known:
                 continue
-            if model is None:
-                _, model = NacoMetric()._fewshot_models(ctx)
+            if models is None:
+                models = NacoMetric()._fewshot_models(ctx)
+            verdict_model, answer_model = models
             passages = split_passages(record.item)
-            text = model.complete(
-                prompts.fewshot_answer_prompt(passages, record.item.stem),
-                max_tokens=32,
-                temperature=0.0,
-                seed=0,
-                stop=["\n"],
-                reuse_prefix=prompts.fewshot_reading(passages),
-            ).text.strip()
-            known[record.key] = f1_score(text, record.item.key)
-            out.write(json.dumps({"key": record.key, "answer": text, "f1": known[record.key]}))
-            out.write("\n")
+            value: Any
+            if part == "verdict":
+                head = verdict_model.chat(
+                    [{"role": "user", "content": prompts.a2_prompt(passages, record.item.stem)}],
+                    max_tokens=64,
+                    temperature=0.0,
+                    seed=0,
+                    reuse_prefix=prompts.a2_reading(passages),
+                ).text
+                value = _find_verdict(_ECHOED.sub(" ", head))
+            else:
+                text = answer_model.complete(
+                    prompts.fewshot_answer_prompt(passages, record.item.stem),
+                    max_tokens=32,
+                    temperature=0.0,
+                    seed=0,
+                    stop=["\n"],
+                    reuse_prefix=prompts.fewshot_reading(passages),
+                ).text.strip()
+                value = f1_score(text, record.item.key)
+            known[record.key] = value
+            out.write(json.dumps({"key": record.key, "value": value}) + "\n")
     return {r.key: known[r.key] for r in records[:n] if r.key in known}
 
 
@@ -147,6 +161,12 @@ def main() -> None:
     parser.add_argument("--qgeval-passages", type=int, default=100)
     parser.add_argument("--variant-groups", type=int, default=150)
     parser.add_argument("--greedy", type=int, default=0)
+    parser.add_argument(
+        "--verdicts",
+        type=int,
+        default=0,
+        help="NACo's naturalness verdict on the first N QGEval questions and N variant ones",
+    )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cache-dir", default=None)
     parser.add_argument("--ship", action="store_true", help="write the shipped overall model")
@@ -182,7 +202,7 @@ def main() -> None:
     }
     answer_rows = []
     if args.greedy:
-        greedy = greedy_answers(qg.records, args.greedy, args.threads)
+        greedy = naco_parts(qg.records, args.greedy, "greedy", args.threads)
         idx = np.array([i for i, r in enumerate(qg.records) if r.key in greedy])
         g = np.array([greedy[qg.records[i].key] for i in idx], dtype=float)
         for name, x in [("greedy answer F1 (NACo a, answer_by=generate)", g)] + [
@@ -244,6 +264,30 @@ def main() -> None:
                 "answer-differs (generate)", gf < 0.5, ac[gi], "QGEval answer_consistency < 2.5"
             )
         )
+    form = np.array([v["is_question"] == 0.0 for v in sig])
+    unclear = np.array([r.labels["clarity"] < 2.5 or r.labels["fluency"] < 2.5 for r in qrec])
+    rows.append(
+        flag_row("no-question-form", form, unclear, "QGEval clarity or fluency < 2.5")
+    )
+    vrec = [r for r, keep in zip(train.records, ~q, strict=True) if keep]
+    vsig = [x["signals"].values for x in nv.results]
+    non_question = np.array([r.role in ("non_q", "shuffled_q") for r in vrec])
+    rows.append(
+        flag_row(
+            "no-question-form",
+            np.array([v["is_question"] == 0.0 for v in vsig]),
+            non_question,
+            "variants: non_q or shuffled_q",
+        )
+    )
+    if args.verdicts:
+        for recs, claim in ((qrec, "QGEval clarity or fluency < 2.5"), (vrec, "variants")):
+            verdicts = naco_parts(recs, args.verdicts, "verdict", args.threads)
+            idx = [i for i, r in enumerate(recs) if r.key in verdicts]
+            flagged = np.array([verdicts[recs[i].key] != "natural" for i in idx])
+            truth = unclear[idx] if recs is qrec else non_question[idx]
+            what = claim if recs is qrec else "variants: non_q or shuffled_q"
+            rows.append(flag_row("not-a-question (NACo verdict)", flagged, truth, what))
     oof = fits[best]["oof"]
     reject = train.y == 0
     for t in (0.3, 0.4, 0.5, 0.6):

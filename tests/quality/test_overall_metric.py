@@ -45,6 +45,8 @@ def test_low_overall_flag_by_threshold() -> None:
     flags = metric.flags(low, {"weak_threshold": 0.5})
     assert [f.code for f in flags] == ["low-overall"] and "0.20 < 0.50" in flags[0].message
     assert metric.flags(high, {"weak_threshold": 0.5}) == []
+    statement = ScoreResult(metric="overall", value=0.8, evidence={"signals": {"is_question": 0.0}})
+    assert [f.code for f in metric.flags(statement, {})] == ["no-question-form"]
 
 
 def test_fingerprint_follows_the_text() -> None:

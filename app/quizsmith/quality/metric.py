@@ -173,17 +173,28 @@ class OverallMetric(Metric):
     def flags(self, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
         if not result.scored or result.value is None:
             return []
-        limit = float(options.get("weak_threshold", 0.5))
-        if result.value >= limit:
-            return []
-        return [
-            Flag(
-                "low-overall",
-                f"Likely to be rejected: estimated chance a teacher accepts it "
-                f"{below_text(result.value, limit)}.",
-                self.name,
+        found = []
+        signals = result.evidence.get("signals") or {}
+        if signals.get("is_question") == 0.0:
+            found.append(
+                Flag(
+                    "no-question-form",
+                    "This does not read as a question: no question mark, and it does not "
+                    "start with a question word.",
+                    self.name,
+                )
             )
-        ]
+        limit = float(options.get("weak_threshold", 0.5))
+        if result.value < limit:
+            found.append(
+                Flag(
+                    "low-overall",
+                    f"Likely to be rejected: estimated chance a teacher accepts it "
+                    f"{below_text(result.value, limit)}.",
+                    self.name,
+                )
+            )
+        return found
 
 
 def _current(result: ScoreResult, item: Item, ctx: MetricContext) -> bool:
