@@ -7,7 +7,10 @@ carry the `itemmetadata` Canvas reads (`question_type`, `points_possible`,
 `original_answer_ids`): multiple_choice_question and true_false_question use
 `response_lid`/`render_choice` with a `resprocessing` condition setting SCORE to 100 for the
 key; short answers and cloze items (blank shown as "_____") are short_answer_question with
-`response_str`/`render_fib`. Options are written in the shuffled order of the export seed.
+`response_str`/`render_fib` and one `varequal` per accepted answer; items with a numerical key
+are numerical_question (`varequal` or-ed with the `vargte`/`varlte` range, as Canvas itself
+exports them). Options are written in the shuffled order of the export seed. What Canvas
+cannot score (partial credit, units, images) is left out and listed in `simplified`.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
-from quizsmith.domain import Item
+from quizsmith.domain import Item, format_number
 from quizsmith.formats.base import (
     Exporter,
     ExportOptions,
     ExportResult,
+    Skipped,
     cloze_stem,
     shuffled_options,
     xml_safe,
@@ -115,16 +119,21 @@ class QtiFormat(Exporter):
         _meta_fields(assessment, [("cc_maxattempts", "1")])
         section = ET.SubElement(assessment, "section", {"ident": "root_section"})
         for number, item in enumerate(items, 1):
-            section.append(self._item(item, number, quiz_id, seed))
+            notes: list[str] = []
+            section.append(self._item(item, number, quiz_id, seed, notes))
+            result.simplified += [Skipped(n, item.id, item.stem) for n in notes]
             result.count += 1
         return root
 
-    def _item(self, item: Item, number: int, quiz_id: str, seed: int) -> ET.Element:
+    def _item(
+        self, item: Item, number: int, quiz_id: str, seed: int, notes: list[str]
+    ) -> ET.Element:
         item_id = _ident(quiz_id, number, item.id, item.stem)
         element = ET.Element("item", {"ident": item_id, "title": f"Question {number}"})
         choice = item.type in ("mcq", "tf") and len(item.options) >= 2
         truth = sorted(o.text.strip().casefold() for o in item.options) == ["false", "true"]
-        qtype = "short_answer_question"
+        qtype = "numerical_question" if item.numeric is not None else "short_answer_question"
+        notes += [f"{m.name} not written: the QTI export carries no files." for m in item.media]
         if choice:
             tf = item.type == "tf" and truth
             qtype = "true_false_question" if tf else "multiple_choice_question"
@@ -159,14 +168,40 @@ class QtiFormat(Exporter):
                 if option.is_key:
                     key_id = answer_id
             ET.SubElement(conditionvar, "varequal", {"respident": "response1"}).text = key_id
+            if any(o.credit for o in ordered if not o.is_key):
+                notes.append("partial credit of the other options left out (Canvas: key only).")
+        elif item.numeric is not None:
+            response = ET.SubElement(
+                presentation, "response_str", {"ident": "response1", "rcardinality": "Single"}
+            )
+            render = ET.SubElement(response, "render_fib", {"fibtype": "Decimal"})
+            ET.SubElement(render, "response_label", {"ident": "answer1"})
+            either = ET.SubElement(conditionvar, "or")
+            value, tolerance = item.numeric.value, item.numeric.tolerance
+            ET.SubElement(either, "varequal", {"respident": "response1"}).text = format_number(
+                value
+            )
+            both = ET.SubElement(either, "and")
+            low, high = format_number(value - tolerance), format_number(value + tolerance)
+            ET.SubElement(both, "vargte", {"respident": "response1"}).text = low
+            ET.SubElement(both, "varlte", {"respident": "response1"}).text = high
+            if item.numeric.unit:
+                notes.append(f"unit {item.numeric.unit!r} left out (Canvas numbers have no units).")
         else:
             response = ET.SubElement(
                 presentation, "response_str", {"ident": "response1", "rcardinality": "Single"}
             )
             render = ET.SubElement(response, "render_fib")
             ET.SubElement(render, "response_label", {"ident": "answer1", "rshuffle": "No"})
-            varequal = ET.SubElement(conditionvar, "varequal", {"respident": "response1"})
-            varequal.text = xml_safe(item.key)
+            for text in [item.key, *(a.text for a in item.accepted if a.credit >= 100)]:
+                varequal = ET.SubElement(conditionvar, "varequal", {"respident": "response1"})
+                varequal.text = xml_safe(text)
+            notes += [
+                f"accepted answer {a.text!r} ({a.credit:g}%) left out: Canvas short answers "
+                "have no partial credit."
+                for a in item.accepted
+                if a.credit < 100
+            ]
         ET.SubElement(condition, "setvar", {"action": "Set", "varname": "SCORE"}).text = "100"
         element.append(processing)
         return element
