@@ -359,3 +359,18 @@ def test_jsonl_carries_answers_credit_numeric_and_media(bank: ItemBank, tmp_path
         (i.accepted, i.numeric, i.media, [o.credit for o in i.options]) for i in before
     ]
     assert any(i.media for i in after) and any(i.numeric for i in after)
+
+
+def test_csv_lists_accepted_answers_tolerance_and_credit(tmp_path: Path) -> None:
+    import csv
+
+    items = [*read("gift_credit.gift"), read("gift_numerical.gift")[1]]
+    out = tmp_path / "c.csv"
+    export_items(items, "csv", out)
+    with out.open(encoding="utf-8-sig", newline="") as f:
+        cells = [row["accepted"] for row in csv.DictReader(f)]
+    assert cells == [
+        "also accepted: Ulysses Grant; Grant (50%)",
+        "partial credit: The fourth planet from the Sun (50%); Venus (-25%)",
+        "numerical: 3.14159 (± 0.0005)",
+    ]

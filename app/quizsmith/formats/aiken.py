@@ -1,10 +1,12 @@
 """Aiken (https://docs.moodle.org/en/Aiken_format): export and import.
 
-Aiken holds multiple-choice questions only: the question on one line, lettered options
-`A. text` (or `A) text`), then `ANSWER: B`. True/false items go out as two-option questions
-and come back as true/false when their options are exactly True and False. Short-answer and
-cloze items are skipped with the reason, and so is an item with more than 26 options. Aiken
-has no line breaks inside a question, so breaks in a stem or an option become spaces.
+Aiken holds multiple-choice questions only: the question on one line, lettered options `A.
+text` (or `A) text`, or `A)text` as Moodle also accepts), then `ANSWER: B`. A question that
+breaks the format is skipped with its line and reason and the others are imported. True/false
+items go out as two-option questions and come back as true/false when their options are exactly
+True and False. Short-answer and cloze items are skipped with the reason, and so is an item
+with more than 26 options. Aiken has no line breaks inside a question, so breaks in a stem or
+an option become spaces.
 """
 
 from __future__ import annotations

@@ -228,6 +228,23 @@ def key_letter(options: Sequence[Option]) -> str:
     return "?"
 
 
+def answer_details(item: Item, *, numeric: bool = True) -> str:
+    """What marks an answer besides the key: a numerical tolerance and unit, other accepted
+    answers with their credit, and options worth partial credit ("" when none)."""
+    parts = []
+    if numeric and item.numeric is not None and (item.numeric.tolerance or item.numeric.unit):
+        parts.append(f"numerical: {item.numeric.describe()}")
+    if item.accepted:
+        others = [a.text + ("" if a.credit >= 100 else f" ({a.credit:g}%)") for a in item.accepted]
+        parts.append("also accepted: " + "; ".join(others))
+    partial = [
+        o for o in sorted(item.options, key=lambda o: o.position) if o.credit and not o.is_key
+    ]
+    if partial:
+        parts.append("partial credit: " + "; ".join(f"{o.text} ({o.credit:g}%)" for o in partial))
+    return "; ".join(parts)
+
+
 def cloze_stem(stem: str) -> str:
     """The stem with its blank shown as `BLANK` (appended when the stem marks none)."""
     if BLANK_RE.search(stem):

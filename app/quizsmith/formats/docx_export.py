@@ -26,6 +26,7 @@ from quizsmith.formats.base import (
     ExportOptions,
     ExportResult,
     FormatError,
+    answer_details,
     cloze_stem,
     is_rtl,
     key_letter,
@@ -236,13 +237,8 @@ def answer_text(item: Item) -> str:
     """The answer as a teacher marks it: the key, a numerical tolerance, and every other
     accepted answer with its credit."""
     text = item.numeric.describe() if item.numeric is not None else item.key
-    if item.accepted:
-        others = [a.text + ("" if a.credit >= 100 else f" ({a.credit:g}%)") for a in item.accepted]
-        text += "; also accepted: " + "; ".join(others)
-    partial = [o for o in item.options if o.credit and not o.is_key]
-    if partial:
-        text += "; partial credit: " + "; ".join(f"{o.text} ({o.credit:g}%)" for o in partial)
-    return text
+    details = answer_details(item, numeric=False)
+    return f"{text}; {details}" if details else text
 
 
 def _pictures(doc: Any, item: Item) -> None:

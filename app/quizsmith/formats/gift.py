@@ -1,17 +1,23 @@
 """GIFT (https://docs.moodle.org/en/GIFT_format): export and import.
 
-Export writes one question per paragraph: `::name::stem{ =key ~distractor ... }`, `{TRUE}` /
-`{FALSE}` for true/false and `{=answer}` for short answers and cloze items (the cloze stem
-shows its blank as "_____"). The characters GIFT gives a meaning to, ~ = # { } : and the
-backslash, are escaped with a backslash, and line breaks are written as `\\n`, so every
-question is one paragraph whatever its text. Items whose text contains "<" or "&" (or a stem
-that starts with "[") are marked `[plain]` so Moodle shows them as written, not as HTML.
+Export writes one question per paragraph: `::name::stem{ =key ~%50%partly ~distractor ... }`,
+`{TRUE}` / `{FALSE}` for true/false, `{=answer =other =%50%partly}` for short answers and
+cloze items (the cloze stem shows its blank as "_____") and `{#value:tolerance}` for
+numerical keys. The characters GIFT gives a meaning to, ~ = # { } : and the backslash, are
+escaped with a backslash, and line breaks are written as `\\n`, so every question is one
+paragraph whatever its text. Items whose text contains "<" or "&" (or a stem that starts with
+"[") are marked `[plain]` so Moodle shows them as written, not as HTML; a question with "->"
+in an answer is written as `[html]` (with "-&gt;"), since GIFT has no escape for it and Moodle
+reads an answer block holding "->" as a matching question.
 
-Import reads multiple choice (one correct answer), true/false, short answer, numerical (as a
-short answer), and "missing word" questions (`Grant is {=entombed} in Grant's tomb.`, stored
-with the blank as "_____"). `$CATEGORY:` sets the subject of what follows; `::name::` is kept
-as the source id. Essay, matching, description and multiple-answer questions are skipped
-with the reason; a question with a broken answer block stops the import, naming its line.
+Import reads multiple choice (one correct answer, partial credit of the others kept),
+true/false, short answer (other accepted answers and their credit kept), numerical (value and
+tolerance, or a min..max range) and "missing word" questions (`Grant is {=entombed} in
+Grant's tomb.`, stored with the blank as "_____"). Answer format markers (`~[plain]blue`) are
+taken off. `$CATEGORY:` sets the subject (its last level; the whole path is kept for export);
+`::name::` is kept as the source id. Essay, matching, description and multiple-answer
+questions, and malformed ones, are skipped with their number, line and reason; the others are
+imported. A file with no question at all is refused.
 """
 
 from __future__ import annotations
