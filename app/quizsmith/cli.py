@@ -339,6 +339,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             print(f"Skipped {len(result.skipped)} item(s):")
             for skipped in result.skipped:
                 print(f"  - {skipped}")
+        cli_formats.print_simplified(result.simplified)
         return 0
     if args.quiz:
         from quizsmith.errors import QuizsmithError

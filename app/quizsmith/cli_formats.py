@@ -47,6 +47,14 @@ def import_question_file(bank: str, source: Path, fmt: str | None) -> int:
     return 0
 
 
+def print_simplified(simplified: list[Any]) -> None:
+    """What an export wrote without something the format cannot carry, item by item."""
+    if simplified:
+        print(f"Simplified {len(simplified)} item(s) (the rest of each was written):")
+        for note in simplified:
+            print(f"  - {note}")
+
+
 def register(sub: Any) -> None:
     """Add the `review` and `quiz` subcommands to the CLI's subparsers."""
     p = sub.add_parser(

@@ -60,3 +60,18 @@ def test_quiz_create_add_list_and_export(
     assert main(["export", "--bank", bank, "--quiz", "Week 1", "--format", "gift",
                  "--out", str(out)]) == 0  # fmt: skip
     assert "Exported 3 items" in capsys.readouterr().out
+
+
+def test_export_names_what_a_format_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from quizsmith.domain import Accepted
+
+    path = tmp_path / "c.qbank"
+    with ItemBank(path) as bank:
+        stored(bank, [short("Who?", "Ulysses S. Grant", accepted=[Accepted("Grant", 50.0)])])
+    out = tmp_path / "q.zip"
+    assert main(["export", "--bank", str(path), "--format", "qti", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "Simplified 1 item(s)" in printed
+    assert "item 1: accepted answer 'Grant' (50%) left out" in printed
