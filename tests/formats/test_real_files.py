@@ -374,3 +374,21 @@ def test_csv_lists_accepted_answers_tolerance_and_credit(tmp_path: Path) -> None
         "partial credit: The fourth planet from the Sun (50%); Venus (-25%)",
         "numerical: 3.14159 (± 0.0005)",
     ]
+
+
+def test_qti_packs_an_items_images_into_the_zip(bank: ItemBank, tmp_path: Path) -> None:
+    report = import_file(bank, REAL / "moodle_mixed.xml")
+    flag = next(i for i in bank.get_items(report.item_ids) if i.media)
+    out = tmp_path / "q.zip"
+    result = export_items([flag], "qti", out)
+    assert not result.simplified
+    with zipfile.ZipFile(out) as archive:
+        names = archive.namelist()
+        (picture,) = [n for n in names if n.startswith("web_resources/")]
+        assert picture.endswith("/flag.png")
+        assert archive.read(picture) == flag.media[0].data
+        manifest = archive.read("imsmanifest.xml").decode("utf-8")
+        body = next(archive.read(n) for n in names if n.endswith(".xml") and "/" in n)
+    assert f'href="{picture}"' in manifest and 'type="webcontent"' in manifest
+    src = "$IMS-CC-FILEBASE$/" + picture.removeprefix("web_resources/")
+    assert f'src="{src}"' in ET.fromstring(body).findtext(".//{*}mattext", "")

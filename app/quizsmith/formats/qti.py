@@ -9,13 +9,17 @@ carry the `itemmetadata` Canvas reads (`question_type`, `points_possible`,
 key; short answers and cloze items (blank shown as "_____") are short_answer_question with
 `response_str`/`render_fib` and one `varequal` per accepted answer; items with a numerical key
 are numerical_question (`varequal` or-ed with the `vargte`/`varlte` range, as Canvas itself
-exports them). Options are written in the shuffled order of the export seed. What Canvas
-cannot score (partial credit, units, images) is left out and listed in `simplified`.
+exports them). Options are written in the shuffled order of the export seed. An item's images
+go in the zip under `web_resources/<item>/` (a `webcontent` resource of the manifest) and are
+shown in its text through `$IMS-CC-FILEBASE$/...`, as in Canvas's own packages. What Canvas
+cannot score or show (partial credit, units, sounds) is left out and listed in `simplified`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
+import re
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -53,12 +57,19 @@ def _meta_fields(parent: ET.Element, fields: list[tuple[str, str]]) -> None:
         ET.SubElement(field, "fieldentry").text = entry
 
 
-def _material(parent: ET.Element, text: str, html: bool) -> None:
+def _material(parent: ET.Element, text: str, html: bool, extra_html: str = "") -> None:
     material = ET.SubElement(parent, "material")
     mattext = ET.SubElement(
         material, "mattext", {"texttype": "text/html" if html else "text/plain"}
     )
-    mattext.text = xml_safe(f"<div><p>{text_to_html(text)}</p></div>" if html else text)
+    body = f"<div><p>{text_to_html(text)}</p>{extra_html}</div>"
+    mattext.text = xml_safe(body if html else text)
+
+
+def _safe_name(name: str) -> str:
+    # A zip member name from a file name a teacher or Moodle chose: no folders, no oddities.
+    cleaned = re.sub(r"[^\w.-]+", "_", name.rsplit("/", 1)[-1]).strip("._")
+    return cleaned or "image"
 
 
 def _xml_bytes(root: ET.Element) -> bytes:
@@ -79,14 +90,17 @@ class QtiFormat(Exporter):
         seed = int(result.seed or 0)
         quiz_id = _ident("quiz", options.title, seed, *(i.stem for i in items))
         assessment_href = f"{quiz_id}/{quiz_id}.xml"
-        assessment = self._assessment(items, quiz_id, options.title, seed, result)
+        files: dict[str, bytes] = {}
+        assessment = self._assessment(items, quiz_id, options.title, seed, result, files)
         with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            manifest = self._manifest(quiz_id, assessment_href)
+            manifest = self._manifest(quiz_id, assessment_href, sorted(files))
             archive.writestr("imsmanifest.xml", _xml_bytes(manifest))
             archive.writestr(assessment_href, _xml_bytes(assessment))
+            for href, data in sorted(files.items()):
+                archive.writestr(href, data)
 
     @staticmethod
-    def _manifest(quiz_id: str, href: str) -> ET.Element:
+    def _manifest(quiz_id: str, href: str, files: list[str]) -> ET.Element:
         # Namespaces as plain attributes: ET.register_namespace would change global state.
         manifest = ET.Element(
             "manifest",
@@ -106,10 +120,24 @@ class QtiFormat(Exporter):
             resources, "resource", {"identifier": quiz_id, "type": "imsqti_xmlv1p2", "href": href}
         )
         ET.SubElement(resource, "file", {"href": href})
+        if files:
+            web = ET.SubElement(
+                resources,
+                "resource",
+                {"identifier": f"{quiz_id}_files", "type": "webcontent", "href": files[0]},
+            )
+            for name in files:
+                ET.SubElement(web, "file", {"href": name})
         return manifest
 
     def _assessment(
-        self, items: list[Item], quiz_id: str, title: str, seed: int, result: ExportResult
+        self,
+        items: list[Item],
+        quiz_id: str,
+        title: str,
+        seed: int,
+        result: ExportResult,
+        files: dict[str, bytes],
     ) -> ET.Element:
         root = ET.Element(
             "questestinterop",
@@ -120,20 +148,35 @@ class QtiFormat(Exporter):
         section = ET.SubElement(assessment, "section", {"ident": "root_section"})
         for number, item in enumerate(items, 1):
             notes: list[str] = []
-            section.append(self._item(item, number, quiz_id, seed, notes))
+            section.append(self._item(item, number, quiz_id, seed, notes, files))
             result.simplified += [Skipped(n, item.id, item.stem) for n in notes]
             result.count += 1
         return root
 
     def _item(
-        self, item: Item, number: int, quiz_id: str, seed: int, notes: list[str]
+        self,
+        item: Item,
+        number: int,
+        quiz_id: str,
+        seed: int,
+        notes: list[str],
+        files: dict[str, bytes],
     ) -> ET.Element:
         item_id = _ident(quiz_id, number, item.id, item.stem)
         element = ET.Element("item", {"ident": item_id, "title": f"Question {number}"})
         choice = item.type in ("mcq", "tf") and len(item.options) >= 2
         truth = sorted(o.text.strip().casefold() for o in item.options) == ["false", "true"]
         qtype = "numerical_question" if item.numeric is not None else "short_answer_question"
-        notes += [f"{m.name} not written: the QTI export carries no files." for m in item.media]
+        pictures = ""
+        for media in item.media:
+            if not media.is_image:
+                notes.append(f"{media.name} not written: the QTI export carries images only.")
+                continue
+            href = f"web_resources/{item_id}/{_safe_name(media.name)}"
+            files[href] = media.data
+            src = html.escape(href.removeprefix("web_resources/"), quote=True)
+            pictures += f'<p><img src="$IMS-CC-FILEBASE$/{src}" alt=""></p>'
+
         if choice:
             tf = item.type == "tf" and truth
             qtype = "true_false_question" if tf else "multiple_choice_question"
@@ -146,7 +189,7 @@ class QtiFormat(Exporter):
         _meta_fields(metadata, fields)
         presentation = ET.SubElement(element, "presentation")
         stem = cloze_stem(item.stem) if item.type == "cloze" else item.stem
-        _material(presentation, stem, html=True)
+        _material(presentation, stem, html=True, extra_html=pictures)
         processing = ET.Element("resprocessing")
         outcomes = ET.SubElement(processing, "outcomes")
         ET.SubElement(
