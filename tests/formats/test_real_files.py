@@ -392,3 +392,11 @@ def test_qti_packs_an_items_images_into_the_zip(bank: ItemBank, tmp_path: Path) 
     assert f'href="{picture}"' in manifest and 'type="webcontent"' in manifest
     src = "$IMS-CC-FILEBASE$/" + picture.removeprefix("web_resources/")
     assert f'src="{src}"' in ET.fromstring(body).findtext(".//{*}mattext", "")
+
+
+def test_an_answer_that_looks_like_a_format_marker_keeps_it(tmp_path: Path) -> None:
+    item = mcq("Which tag marks plain text in GIFT?", "[plain] text", ["[html]", "[moodle]x"])
+    out = tmp_path / "m.gift"
+    export_items([item], "gift", out)
+    (back,) = get("gift")().read(out).items
+    assert sorted(o.text for o in back.options) == sorted(o.text for o in item.options)

@@ -145,7 +145,7 @@ class GiftFormat(Exporter, Importer):
             for option in shuffled_options(item, seed):
                 weight = f"%{option.credit:g}%" if option.credit and not option.is_key else ""
                 mark = "=" if option.is_key else "~"
-                lines.append(mark + weight + _answer_text(out(option.text)))
+                lines.append(mark + weight + _answer_text(out(option.text), html))
             return head + "{\n" + "\n".join(lines) + "\n}\n"
         if item.numeric is not None:
             if item.numeric.unit:
@@ -157,10 +157,10 @@ class GiftFormat(Exporter, Importer):
             if item.numeric.tolerance:
                 tolerance = f":{format_number(item.numeric.tolerance)}"
             return f"{head}{{#{value}{tolerance}}}\n"
-        answers = [f"={_answer_text(out(item.key))}"]
+        answers = [f"={_answer_text(out(item.key), html)}"]
         for alt in item.accepted:
             weight = "" if alt.credit >= 100 else f"%{alt.credit:g}%"
-            answers.append(f"={weight}{_answer_text(out(alt.text))}")
+            answers.append(f"={weight}{_answer_text(out(alt.text), html)}")
         return f"{head}{{{' '.join(answers)}}}\n"
 
     # --- import -----------------------------------------------------------------------------
@@ -202,9 +202,14 @@ class GiftFormat(Exporter, Importer):
         return parsed
 
 
-def _answer_text(escaped: str) -> str:
+def _answer_text(escaped: str, html: bool) -> str:
     # A leading %n% would be read as an answer weight.
-    return " " + escaped if _WEIGHT.match(escaped) else escaped
+    if _WEIGHT.match(escaped):
+        escaped = " " + escaped
+    # Text that starts like a format marker gets a real one first: readers take off one.
+    if _FORMAT.match(escaped):
+        escaped = ("[html]" if html else "[plain]") + escaped
+    return escaped
 
 
 @dataclass
