@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from quizsmith import __version__
+from quizsmith import __version__, cli_formats
 
 #: Exit statuses: 0 all done, 1 unexpected error (crash log), 2 refused (bad input, with the
 #: fix), 3 `quizsmith gui` without a display (gui.app.NO_DISPLAY_EXIT), 4 finished but some
@@ -333,20 +333,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
     _guard_paths(_bank_inputs(args.bank), [("the imported file", args.file)])
     fmt = getattr(args, "format", None)
     if fmt not in (None, "jsonl") or (fmt is None and source.suffix.lower() != ".jsonl"):
-        from quizsmith.formats import import_file
+        from quizsmith.cli_formats import import_question_file
 
-        # Given the path, import_file parses the whole file before it opens (or creates) the
-        # bank, so a malformed file leaves no trace.
-        report = import_file(args.bank, source, fmt)
-        print(
-            f"Imported {report.count} items from {source.name} ({report.format}) into "
-            f"{args.bank}, marked needs-review."
-        )
-        if report.skipped:
-            print(f"Skipped {len(report.skipped)} question(s):")
-            for skipped in report.skipped:
-                print(f"  - {skipped.reason}")
-        return 0
+        return import_question_file(args.bank, source, fmt)
     with ItemBank(args.bank) as bank:
         result = _drive(bank.import_jsonl_job(source, cancel=CancelToken()))
     print(
@@ -373,12 +362,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
                 status=args.status,
                 seed=args.seed,
                 template=args.template,
+                title=args.title,
+                passages=args.passages,
             )
         print(f"Exported {result.count} items to {args.out} (option order seed {result.seed}).")
         if result.skipped:
             print(f"Skipped {len(result.skipped)} item(s):")
             for skipped in result.skipped:
                 print(f"  - {skipped}")
+        cli_formats.print_simplified(result.simplified)
         return 0
     if args.quiz:
         from quizsmith.errors import QuizsmithError
@@ -610,6 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="jsonl, moodle, gift or aiken (default: from the extension and contents); "
         "imported questions are marked needs-review",
     )
+    p.epilog = cli_formats.EXIT_STATUS_HELP
     p.set_defaults(func=_cmd_import)
 
     p = sub.add_parser(
@@ -634,7 +627,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=int, help="option shuffle seed; the same seed gives the same order"
     )
     p.add_argument("--template", help="a .docx whose styles, headers and page set-up to use")
+    p.add_argument("--title", help="the quiz title on the sheet and in headers (default: the "
+                   "quiz name, else the output file name)")  # fmt: skip
+    p.add_argument("--passages", action=argparse.BooleanOptionalAction, help="docx: print "
+                   "each passage before its questions (default: when all share one)")  # fmt: skip
     p.set_defaults(func=_cmd_export)
+    cli_formats.register(sub)
 
     p = sub.add_parser("eval", help="check the metrics against human labels on a dataset")
     p.add_argument("dataset", help="the dataset file")

@@ -67,11 +67,124 @@ class Passage:
 
 @dataclass
 class Option:
-    """One answer option as presented; `position` is its 0-based place in the list."""
+    """One answer option as presented; `position` is its 0-based place in the list.
+
+    `credit` is the percentage of the marks a student gets for choosing a non-key option
+    (partial credit, as Moodle's `%50%`; negative values are penalties). The key is always
+    worth 100, so its own `credit` is ignored.
+    """
 
     text: str
     is_key: bool = False
     position: int = 0
+    credit: float = 0.0
+
+
+@dataclass
+class Accepted:
+    """Another answer accepted for a short-answer or cloze item besides its key, with the
+    percentage of the marks it earns (100: as good as the key; 50: half marks)."""
+
+    text: str
+    credit: float = 100.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "credit": self.credit}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Accepted:
+        if isinstance(data, str):
+            return cls(data)
+        if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+            raise ValueError("each accepted answer must be a string or {'text', 'credit'}.")
+        return cls(data["text"], _number(data.get("credit", 100.0), "credit"))
+
+
+@dataclass
+class NumericKey:
+    """The key of a numerical short-answer item: any answer within `value` +- `tolerance`
+    (in `unit`, which may be empty) is right. A range a..b is value (a+b)/2, tolerance
+    (b-a)/2. The item's `key` text is the value as the teacher wrote it."""
+
+    value: float
+    tolerance: float = 0.0
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.value) or not math.isfinite(self.tolerance):
+            raise ValueError("a numerical key and its tolerance must be finite numbers.")
+        if self.tolerance < 0:
+            raise ValueError("a numerical tolerance cannot be negative.")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "tolerance": self.tolerance, "unit": self.unit}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> NumericKey:
+        if not isinstance(data, dict) or "value" not in data:
+            raise ValueError("'numeric' must be an object with a 'value'.")
+        return cls(
+            _number(data["value"], "numeric value"),
+            _number(data.get("tolerance", 0.0), "numeric tolerance"),
+            str(data.get("unit") or ""),
+        )
+
+    def describe(self) -> str:
+        """How a teacher reads it on the answer key: "3.14159 (± 0.0005)", "1 to 5"."""
+        value = format_number(self.value)
+        unit = f" {self.unit}" if self.unit else ""
+        if not self.tolerance:
+            return value + unit
+        return f"{value}{unit} (± {format_number(self.tolerance)})"
+
+
+def format_number(value: float) -> str:
+    """A number as a teacher would write it: no trailing ".0", no float noise."""
+    return f"{value:.10g}"
+
+
+@dataclass
+class Media:
+    """A file an item shows (an image, a sound), kept in the bank so exports can carry it."""
+
+    name: str
+    mime: str
+    data: bytes
+
+    @property
+    def is_image(self) -> bool:
+        return self.mime.startswith("image/")
+
+    def to_dict(self) -> dict[str, Any]:
+        import base64
+
+        encoded = base64.b64encode(self.data).decode("ascii")
+        return {"name": self.name, "mime": self.mime, "base64": encoded}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Media:
+        import base64
+        import binascii
+
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            raise ValueError("each media entry must be an object with a 'name'.")
+        try:
+            raw = base64.b64decode(str(data.get("base64") or ""), validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError(f"media {data['name']!r}: 'base64' is not valid base64.") from None
+        return cls(data["name"], str(data.get("mime") or "application/octet-stream"), raw)
+
+
+def _number(raw: Any, what: str) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise ValueError(f"{what} must be a number.")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{what} must be a number; got {raw!r}.") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{what} must be a finite number.")
+    return value
 
 
 @dataclass
@@ -226,6 +339,12 @@ class Item:
     #: Other candidates generated for the same target (overgenerate-and-rank), best first;
     #: the teacher can swap one in. They share the item's passage and are not bank items.
     alternatives: list[Item] = field(default_factory=list)
+    #: Short-answer and cloze items: other accepted answers (with their credit) besides the key.
+    accepted: list[Accepted] = field(default_factory=list)
+    #: Short-answer items graded as a number: value with tolerance (the key is its text).
+    numeric: NumericKey | None = None
+    #: Images and sounds the question shows.
+    media: list[Media] = field(default_factory=list)
     id: int | None = None
     created: str | None = None
 
@@ -272,6 +391,17 @@ class Item:
                 found.append("Two options have the same text.")
             if any(not t for t in texts):
                 found.append("An option is empty.")
+            if any(not -100 <= o.credit <= 100 for o in self.options):
+                found.append("An option's credit must be between -100 and 100 percent.")
+        if self.accepted and self.type not in ("short", "cloze"):
+            found.append("Only short-answer and cloze items have other accepted answers.")
+        if any(not a.text.strip() or not 0 < a.credit <= 100 for a in self.accepted):
+            found.append("An accepted answer is empty or its credit is not in (0, 100].")
+        if self.numeric is not None:
+            if self.type != "short":
+                found.append("Only short-answer items can have a numerical key.")
+            elif parse_number(self.key) is None:
+                found.append(f"The numerical key {self.key!r} is not a number.")
         return found
 
     def to_dict(self) -> dict[str, Any]:
@@ -305,6 +435,14 @@ class Item:
         )
         if self.alternatives:
             data["alternatives"] = [alt.alternative_dict() for alt in self.alternatives]
+        if any(o.credit for o in ordered if not o.is_key):
+            data["option_credits"] = [0.0 if o.is_key else o.credit for o in ordered]
+        if self.accepted:
+            data["accepted"] = [a.to_dict() for a in self.accepted]
+        if self.numeric is not None:
+            data["numeric"] = self.numeric.to_dict()
+        if self.media:
+            data["media"] = [m.to_dict() for m in self.media]
         return data
 
     def alternative_dict(self) -> dict[str, Any]:
@@ -355,6 +493,14 @@ class Item:
         alternatives_raw = data.get("alternatives") or []
         if not isinstance(alternatives_raw, list):
             raise ValueError("'alternatives' must be a list of items.")
+        _apply_credits(data, options)
+        accepted_raw = data.get("accepted") or []
+        if not isinstance(accepted_raw, list):
+            raise ValueError("'accepted' must be a list.")
+        media_raw = data.get("media") or []
+        if not isinstance(media_raw, list):
+            raise ValueError("'media' must be a list.")
+        numeric = data.get("numeric")
         alternatives = []
         for alt in alternatives_raw:
             if not isinstance(alt, dict):
@@ -377,8 +523,31 @@ class Item:
             flags=[Flag.from_dict(f) for f in flags_raw],
             scores={str(m): ScoreResult.from_dict(s, m) for m, s in scores_raw.items()},
             alternatives=alternatives,
+            accepted=[Accepted.from_dict(a) for a in accepted_raw],
+            numeric=NumericKey.from_dict(numeric) if numeric is not None else None,
+            media=[Media.from_dict(m) for m in media_raw],
             created=data.get("created") or None,
         )
+
+
+def parse_number(text: str) -> float | None:
+    """A number as teachers write it ("3.5", "3,5", "-2e3"), else None."""
+    cleaned = text.strip().replace(",", ".") if text.count(",") == 1 and "." not in text else text
+    try:
+        value = float(cleaned.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _apply_credits(data: dict[str, Any], options: list[Option]) -> None:
+    raw = data.get("option_credits")
+    if raw is None:
+        return
+    if not isinstance(raw, list) or len(raw) != len(options):
+        raise ValueError("'option_credits' must have one number per option.")
+    for option, credit in zip(options, raw, strict=True):
+        option.credit = 0.0 if option.is_key else _number(credit, "option credit")
 
 
 def _str_list(data: dict[str, Any], name: str) -> list[str]:

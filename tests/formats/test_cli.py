@@ -113,9 +113,10 @@ def test_import_with_an_explicit_format_and_a_skipped_question(
     assert main(["import", str(source), "--bank", str(target)]) == 2
     assert "--format" in capsys.readouterr().err
     assert not target.exists()
-    assert main(["import", str(source), "--bank", str(target), "--format", "gift"]) == 0
+    assert main(["import", str(source), "--bank", str(target), "--format", "gift"]) == 4
     printed = capsys.readouterr().out
     assert "Imported 1 items" in printed and "Skipped 1 question(s)" in printed
+    assert "Partial import (exit status 4)" in printed
     assert "essay" in printed
 
 
@@ -128,7 +129,8 @@ def test_a_malformed_import_leaves_the_bank_unchanged(
         before = bank.status_counts()
     assert main(["import", str(source), "--bank", str(bank_file)]) == 2
     err = capsys.readouterr().err
-    assert "bad.txt, line 4" in err and "fix:" in err
+    assert "bad.txt: No question could be imported" in err and "(line 4)" in err
+    assert "fix:" in err
     with ItemBank(bank_file) as bank:
         assert bank.status_counts() == before
 

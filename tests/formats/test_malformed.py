@@ -1,5 +1,6 @@
-"""Broken and oddly encoded files: a FormatError that names the line or element, and a bank
-left exactly as it was."""
+"""Broken and oddly encoded files: a file of which nothing can be imported is a FormatError
+that names the line or element, with the bank left exactly as it was; a file with some bad
+questions imports the others and lists the bad ones."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ GOOD_GIFT = "::a::First?{=one}\n\n::b::Second?{~x =y}\n"
 @pytest.mark.parametrize(
     ("name", "content", "where"),
     [
-        ("broken.gift", GOOD_GIFT + "\n::c::Third?{=a ~b\n\n", "line 5"),
-        ("broken.gift", GOOD_GIFT + "\n\n::d:: Fourth? {\n  hello =x\n}\n", "line 6"),
+        ("broken.gift", "::c::Third?{=a ~b\n\n", "line 1"),
+        ("broken.gift", "// comment\n\n::d:: Fourth? {\n  hello =x\n}\n", "line 3"),
+        ("empty.gift", "// only a comment\n\n$CATEGORY: $course$/top/X\n", "no GIFT question"),
         ("name.gift", "::open name without end {=x}\n", "line 1"),
         ("aiken.txt", "Q?\nA. one\nB. two\nANSWER: C\n", "line 4"),
         ("aiken.txt", "Q?\nA. one\nC. two\nANSWER: A\n", "line 3"),
@@ -49,16 +51,25 @@ def test_malformed_files_name_the_place_and_import_nothing(
     assert len(bank.search(limit=None)) == before
 
 
-def test_a_bad_question_after_good_ones_leaves_the_bank_unchanged(
-    items: list, bank: ItemBank, tmp_path: Path
+@pytest.mark.parametrize(
+    ("bad", "where"),
+    [
+        ("::c::Third?{=a ~b\n", "question 4 (line 12, 'c')"),
+        ("::d:: Fourth? {\n  hello =x\n}\n", "question 4 (line 12, 'd')"),
+    ],
+)
+def test_a_bad_question_after_good_ones_is_skipped_and_the_others_imported(
+    items: list, bank: ItemBank, tmp_path: Path, bad: str, where: str
 ) -> None:
-    before = [i.id for i in bank.search(limit=None)]
+    before = len(bank.search(limit=None))
     source = tmp_path / "late.gift"
-    good = "\n".join(GOOD_GIFT for _ in range(3))  # 3 x 3 lines, with blank lines between
-    source.write_text(good + "\n::z::Broken?{=a\n", encoding="utf-8")
-    with pytest.raises(FormatError, match="line 13"):
-        import_file(bank, source)
-    assert [i.id for i in bank.search(limit=None)] == before
+    good = "::a::First?{=one}\n\n::b::Second?{~x =y}\n\n::e::Third?{=three}\n"
+    source.write_text(good + "\n\n\n\n\n\n" + bad, encoding="utf-8")
+    report = import_file(bank, source)
+    assert report.count == 3 and report.partial
+    assert len(bank.search(limit=None)) == before + 3
+    (skipped,) = report.skipped
+    assert skipped.reason.startswith(where)
 
 
 def test_importing_through_a_bank_path_creates_no_bank_for_a_bad_file(tmp_path: Path) -> None:

@@ -78,8 +78,8 @@ def test_csv_has_one_row_per_item_with_scores_and_flags(items: list[Item], tmp_p
         rows = list(csv.DictReader(f))
     assert len(rows) == len(items)
     assert list(rows[0]) == [
-        "id", "type", "question", "answer", "options", "fact", "status", "subject", "tags",
-        "kda", "naco", "flags",
+        "id", "type", "question", "answer", "accepted", "options", "fact", "status", "subject",
+        "tags", "kda", "naco", "flags",
     ]  # fmt: skip
     first = rows[0]
     assert first["naco"] == "0.8125"

@@ -178,10 +178,12 @@ def test_gift_reads_the_documented_question_kinds(tmp_path: Path) -> None:
     ]
     assert all(i.subject == "Presidents" for i in parsed.items)
     assert parsed.items[0].provenance["source_id"] == "Q1"
-    assert parsed.items[3].provenance["alternative_answers"] == ["nobody"]
+    assert [(a.text, a.credit) for a in parsed.items[3].accepted] == [("nobody", 100.0)]
+    assert parsed.items[4].numeric is not None
+    assert (parsed.items[4].numeric.value, parsed.items[4].numeric.tolerance) == (1822, 5)
     reasons = " ".join(s.reason for s in parsed.skipped)
     assert len(parsed.skipped) == 3
-    assert "matching" in reasons and "essay" in reasons and "one fully correct" in reasons
+    assert "matching" in reasons and "essay" in reasons and "multiple-answer" in reasons
 
 
 MOODLE_BY_HAND = """<?xml version="1.0" encoding="UTF-8"?>

@@ -12,8 +12,11 @@ from typing import Any
 from quizsmith.bank.errors import BankError
 from quizsmith.domain import (
     DECISION_STATUS,
+    Accepted,
     Flag,
     Item,
+    Media,
+    NumericKey,
     Option,
     Passage,
     Quiz,
@@ -139,7 +142,17 @@ def _item_values(conn: sqlite3.Connection, item: Item) -> tuple[Any, ...]:
         item.reference,
         dumps(item.provenance, "provenance"),
         dumps([alt.alternative_dict() for alt in item.alternatives], "alternatives"),
+        dumps(answer_rules(item), "answer_rules"),
     )
+
+
+def answer_rules(item: Item) -> dict[str, Any]:
+    rules: dict[str, Any] = {}
+    if item.accepted:
+        rules["accepted"] = [a.to_dict() for a in item.accepted]
+    if item.numeric is not None:
+        rules["numeric"] = item.numeric.to_dict()
+    return rules
 
 
 def insert_item(conn: sqlite3.Connection, item: Item, *, item_id: int | None = None) -> int:
@@ -152,12 +165,13 @@ def insert_item(conn: sqlite3.Connection, item: Item, *, item_id: int | None = N
     now = utc_now()
     cur = conn.execute(
         "INSERT INTO items (id, type, stem, key, target_fact, passage_id, subject_id, status, "
-        "difficulty, reference, provenance, alternatives, created, updated) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "difficulty, reference, provenance, alternatives, answer_rules, created, updated) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (item_id, *_item_values(conn, item), item.created or now, now),
     )
     new_id = int(cur.lastrowid or 0)
     write_options(conn, new_id, item.options)
+    write_media(conn, new_id, item.media)
     write_tags(conn, new_id, item.tags)
     write_flags(conn, new_id, item.flags)
     for name in sorted(item.scores):
@@ -174,14 +188,26 @@ def update_item(conn: sqlite3.Connection, item: Item) -> None:
     cur = conn.execute(
         "UPDATE items SET type = ?, stem = ?, key = ?, target_fact = ?, passage_id = ?, "
         "subject_id = ?, status = ?, difficulty = ?, reference = ?, provenance = ?, "
-        "alternatives = ?, updated = ? "
+        "alternatives = ?, answer_rules = ?, updated = ? "
         "WHERE id = ?",
         (*_item_values(conn, item), utc_now(), item.id),
     )
     if cur.rowcount == 0:
         raise missing_item(item.id)
     write_options(conn, item.id, item.options)
+    write_media(conn, item.id, item.media)
     write_tags(conn, item.id, item.tags)
+
+
+def same_item_ids(conn: sqlite3.Connection, items: Sequence[Item]) -> list[int | None]:
+    found: list[int | None] = []
+    for item in items:
+        row = conn.execute(
+            "SELECT min(id) FROM items WHERE stem = ? AND key = ? AND type = ?",
+            (item.stem, item.key, item.type),
+        ).fetchone()
+        found.append(row[0] if row else None)
+    return found
 
 
 def missing_item(item_id: int) -> BankError:
@@ -196,8 +222,19 @@ def write_options(conn: sqlite3.Connection, item_id: int, options: Sequence[Opti
     # caller's positions can never break the (item_id, position) key.
     ordered = sorted(options, key=lambda o: o.position)
     conn.executemany(
-        "INSERT INTO options (item_id, position, text, is_key) VALUES (?, ?, ?, ?)",
-        [(item_id, i, o.text, int(o.is_key)) for i, o in enumerate(ordered)],
+        "INSERT INTO options (item_id, position, text, is_key, credit) VALUES (?, ?, ?, ?, ?)",
+        [
+            (item_id, i, o.text, int(o.is_key), 0.0 if o.is_key else o.credit)
+            for i, o in enumerate(ordered)
+        ],
+    )
+
+
+def write_media(conn: sqlite3.Connection, item_id: int, media: Sequence[Media]) -> None:
+    conn.execute("DELETE FROM item_media WHERE item_id = ?", (item_id,))
+    conn.executemany(
+        "INSERT INTO item_media (item_id, position, name, mime, data) VALUES (?, ?, ?, ?, ?)",
+        [(item_id, i, m.name, m.mime, m.data) for i, m in enumerate(media)],
     )
 
 
@@ -219,7 +256,8 @@ def write_flags(
 
 ITEM_SELECT = (
     "SELECT i.id, i.type, i.stem, i.key, i.target_fact, i.passage_id, s.name, i.status, "
-    "i.difficulty, i.reference, i.provenance, i.created, i.alternatives FROM items i "
+    "i.difficulty, i.reference, i.provenance, i.created, i.alternatives, i.answer_rules "
+    "FROM items i "
     "LEFT JOIN subjects s ON s.id = i.subject_id"
 )
 
@@ -250,12 +288,22 @@ def load_items(
             created=r[11],
             alternatives=[Item.from_dict(alt) for alt in json.loads(r[12])],
         )
-    for item_id, position, text, is_key in conn.execute(
-        f"SELECT item_id, position, text, is_key FROM options WHERE item_id {in_ids} "
+        rules = json.loads(r[13])
+        items[r[0]].accepted = [Accepted.from_dict(a) for a in rules.get("accepted", [])]
+        if rules.get("numeric") is not None:
+            items[r[0]].numeric = NumericKey.from_dict(rules["numeric"])
+    for item_id, position, text, is_key, credit in conn.execute(
+        f"SELECT item_id, position, text, is_key, credit FROM options WHERE item_id {in_ids} "
         "ORDER BY item_id, position",
         param,
     ):
-        items[item_id].options.append(Option(text, bool(is_key), position))
+        items[item_id].options.append(Option(text, bool(is_key), position, credit))
+    for item_id, name, mime, data in conn.execute(
+        f"SELECT item_id, name, mime, data FROM item_media WHERE item_id {in_ids} "
+        "ORDER BY item_id, position",
+        param,
+    ):
+        items[item_id].media.append(Media(name, mime, bytes(data)))
     for item_id, name in conn.execute(
         f"SELECT it.item_id, t.name FROM item_tags it JOIN tags t ON t.id = it.tag_id "
         f"WHERE it.item_id {in_ids} ORDER BY it.item_id, t.name COLLATE NOCASE, t.name",

@@ -281,6 +281,38 @@ def _drafts(db: Database) -> None:
     )
 
 
+@_migration("0006_answer_rules")
+def _answer_rules(db: Database) -> None:
+    _run(
+        db,
+        [
+            # Partial credit of a non-key option (percent; Moodle's %50%).
+            "ALTER TABLE options ADD COLUMN credit REAL NOT NULL DEFAULT 0",
+            # Other accepted answers with their credit, and a numerical key's value and
+            # tolerance: {"accepted": [{"text", "credit"}], "numeric": {"value", "tolerance",
+            # "unit"}}. JSON: read with the item, never queried on their own.
+            "ALTER TABLE items ADD COLUMN answer_rules TEXT NOT NULL DEFAULT '{}' "
+            "CHECK (json_valid(answer_rules))",
+            # Imports before this migration kept full-credit alternatives in provenance.
+            """UPDATE items SET
+                answer_rules = json_object('accepted', (
+                    SELECT json_group_array(json_object('text', value, 'credit', 100.0))
+                    FROM json_each(items.provenance, '$.alternative_answers'))),
+                provenance = json_remove(provenance, '$.alternative_answers')
+            WHERE json_type(provenance, '$.alternative_answers') = 'array'""",
+            # Images and sounds shown with a question; small, so kept in the bank file.
+            """CREATE TABLE item_media (
+                item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+                position INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                mime TEXT NOT NULL,
+                data BLOB NOT NULL,
+                PRIMARY KEY (item_id, position)
+            ) WITHOUT ROWID""",
+        ],
+    )
+
+
 def known_names() -> list[str]:
     return list(_names)
 

@@ -391,6 +391,12 @@ class ItemBank:
         with self.reading() as conn:
             return records.load_items(conn, list(item_ids), with_passages=with_passages)
 
+    def same_items(self, items: Sequence[Item]) -> list[int | None]:
+        """For each item, the id of a bank item with the same type, question and answer (an
+        import of a file already imported), else None."""
+        with self.reading() as conn:
+            return records.same_item_ids(conn, items)
+
     def update_item(self, item: Item) -> None:
         """Save an edited item's content. Scores, flags and reviews keep their own history
         and are changed through `add_score`, `set_flags` and `review`."""

@@ -75,6 +75,8 @@ def export_from_bank(
     status: str | None = None,
     seed: int | None = None,
     template: str | os.PathLike[str] | None = None,
+    title: str | None = None,
+    passages: bool | None = None,
 ) -> ExportResult:
     """Export a quiz, or the items with `status` (default accepted; "all" for every item).
     An empty selection is an error, so a teacher never hands out an empty sheet unawares."""
@@ -89,7 +91,9 @@ def export_from_bank(
             "Accept some items in the review queue, or choose --status all or a quiz.",
         )
     options = ExportOptions(
-        title=quiz or Path(path).stem,
+        # The name a teacher gave beats the quiz's, which beats the file's.
+        title=title or quiz or Path(path).stem,
+        passages=passages,
         seed=seed,
         template=Path(template) if template else None,
         reviews=latest_reviews(bank, items) if format_name == "docx-report" else {},
@@ -103,10 +107,17 @@ class ImportReport:
     format: str
     item_ids: list[int] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    #: Questions imported with something left out or changed, each saying what.
+    simplified: list[Skipped] = field(default_factory=list)
 
     @property
     def count(self) -> int:
         return len(self.item_ids)
+
+    @property
+    def partial(self) -> bool:
+        """Some questions of the file were not imported (the CLI's exit status 4)."""
+        return bool(self.skipped)
 
 
 def import_file(
@@ -114,17 +125,46 @@ def import_file(
     path: str | os.PathLike[str],
     format_name: str | None = None,
 ) -> ImportReport:
-    """Parse the whole file, then add every item in one transaction: a malformed file (the
-    error names the line or element) changes nothing in the bank. Given a bank path rather
-    than an open bank, the bank is opened (created if missing) only after the file parsed."""
+    """Parse the whole file, then add the questions it holds in one transaction.
+
+    A file that cannot be read (not well-formed, not a question file) changes nothing and
+    names the line or element; inside a readable file each question that cannot be carried
+    is skipped with its number and reason and the others are imported. A question already in
+    the bank (same type, question and answer: the same file imported twice) is skipped too.
+    A file of which nothing can be imported is an error, and the bank is then not touched
+    (given a bank path, not even created)."""
     source = Path(path)
     fmt = importer_for(source, format_name)
     parsed = fmt.read(source)
     if isinstance(bank, str | os.PathLike):
         from quizsmith.bank import ItemBank
 
+        if not parsed.items:
+            _nothing_to_import(source, parsed)
         with ItemBank(bank) as opened:
-            ids = opened.add_items(parsed.items) if parsed.items else []
-    else:
-        ids = bank.add_items(parsed.items) if parsed.items else []
-    return ImportReport(source, fmt.name, ids, parsed.skipped)
+            return _add_parsed(opened, source, fmt.name, parsed)
+    return _add_parsed(bank, source, fmt.name, parsed)
+
+
+def _add_parsed(bank: ItemBank, source: Path, fmt: str, parsed: ParsedFile) -> ImportReport:
+    fresh: list[Item] = []
+    skipped = list(parsed.skipped)
+    for item, same in zip(parsed.items, bank.same_items(parsed.items), strict=True):
+        if same is None:
+            fresh.append(item)
+        else:
+            skipped.append(Skipped(f"already in the bank as item {same}.", stem=item.stem[:60]))
+    parsed = ParsedFile(fresh, skipped, parsed.simplified)
+    if not fresh:
+        _nothing_to_import(source, parsed)
+    return ImportReport(source, fmt, bank.add_items(fresh), skipped, parsed.simplified)
+
+
+def _nothing_to_import(source: Path, parsed: ParsedFile) -> None:
+    reasons = "; ".join(s.reason.rstrip(".") for s in parsed.skipped[:5])
+    more = f" (and {len(parsed.skipped) - 5} more)" if len(parsed.skipped) > 5 else ""
+    raise FormatError(
+        f"No question could be imported: {reasons}{more}.",
+        "Correct the questions named, or import a file that holds some Quizsmith can carry.",
+        file=source,
+    )

@@ -4,7 +4,10 @@ atomic writing, reading text in the encodings teachers' files come in, and the s
 A format is a class registered under the entry-point group `quizsmith.formats`. Its
 capabilities are class attributes (`can_export`, `can_import`), as for providers and metrics.
 Exporters get items and a path and return an `ExportResult`; importers parse a whole file into
-items (`read`) before anything touches the bank, so a malformed file imports nothing.
+items (`read`) before anything touches the bank. A file that cannot be read at all (not
+well-formed XML, not text) imports nothing; inside a readable file, each question that cannot
+be carried is skipped with its number, name and reason and the others are imported, and what
+was kept in a simpler form is listed as `simplified` (both on imports and on exports).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import hashlib
 import os
 import random
 import re
-import tempfile
+import secrets
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -62,7 +65,8 @@ class FormatError(QuizsmithError):
 
 @dataclass
 class Skipped:
-    """An item an exporter (or a question an importer) left out, with the reason."""
+    """An item an exporter (or a question an importer) left out, with the reason; also used
+    for what was kept in a simpler form (`simplified`), the reason then saying what changed."""
 
     reason: str
     item_id: int | None = None
@@ -88,6 +92,9 @@ class ExportOptions:
     )
     #: Latest review per item id, for the teacher report.
     reviews: dict[int, Review] = field(default_factory=dict)
+    #: Print each passage before its questions on the student sheet; None: when every item
+    #: comes from one passage (a reading-comprehension sheet).
+    passages: bool | None = None
 
 
 @dataclass
@@ -96,6 +103,8 @@ class ExportResult:
     format: str
     count: int = 0
     skipped: list[Skipped] = field(default_factory=list)
+    #: Items exported with something the format cannot carry left out (partial credit ...).
+    simplified: list[Skipped] = field(default_factory=list)
     #: The shuffle seed used: give it again to reproduce the same option order.
     seed: int | None = None
 
@@ -106,6 +115,8 @@ class ParsedFile:
 
     items: list[Item] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    #: Questions imported with something left out or changed (an image dropped ...).
+    simplified: list[Skipped] = field(default_factory=list)
 
 
 class Format:
@@ -199,11 +210,39 @@ def shuffled_options(item: Item, seed: int) -> list[Option]:
     return ordered
 
 
+def letter(index: int) -> str:
+    """The label of the option at `index`: A..Z, then AA, AB ... as spreadsheet columns, so
+    an item with more than 26 options is still lettered unambiguously."""
+    label = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, len(LETTERS))
+        label = LETTERS[rest] + label
+    return label
+
+
 def key_letter(options: Sequence[Option]) -> str:
     for index, option in enumerate(options):
         if option.is_key:
-            return LETTERS[index] if index < len(LETTERS) else str(index + 1)
+            return letter(index)
     return "?"
+
+
+def answer_details(item: Item, *, numeric: bool = True) -> str:
+    """What marks an answer besides the key: a numerical tolerance and unit, other accepted
+    answers with their credit, and options worth partial credit ("" when none)."""
+    parts = []
+    if numeric and item.numeric is not None and (item.numeric.tolerance or item.numeric.unit):
+        parts.append(f"numerical: {item.numeric.describe()}")
+    if item.accepted:
+        others = [a.text + ("" if a.credit >= 100 else f" ({a.credit:g}%)") for a in item.accepted]
+        parts.append("also accepted: " + "; ".join(others))
+    partial = [
+        o for o in sorted(item.options, key=lambda o: o.position) if o.credit and not o.is_key
+    ]
+    if partial:
+        parts.append("partial credit: " + "; ".join(f"{o.text} ({o.credit:g}%)" for o in partial))
+    return "; ".join(parts)
 
 
 def cloze_stem(stem: str) -> str:
@@ -241,16 +280,17 @@ def atomic_path(target: Path) -> Iterator[Path]:
         raise FormatError(
             f"The folder {folder} does not exist.", "Choose an existing folder.", file=target
         )
+    tmp = folder / f".{target.name}.{secrets.token_hex(6)}.tmp"
     try:
-        handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        # Mode 0666 filtered by the umask, as any program's new file (mkstemp's 0600 would
+        # hide the export from colleagues on a shared drive); O_EXCL as mkstemp.
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
     except OSError as exc:
         raise FormatError(
             f"Cannot write in {folder}: {exc.strerror or exc}.",
             "Choose a folder you can write to.",
             file=target,
         ) from None
-    os.close(handle)
-    tmp = Path(name)
     try:
         yield tmp
         os.replace(tmp, target)

@@ -1,10 +1,11 @@
 """CSV for spreadsheets (export only): one row per item with its latest scores and flags.
 
-Columns: id, type, question, answer, options, fact, status, subject, tags, one column per
-metric found on the exported items (its value, or "not scored: reason"), and flags. Options
-are a JSON list in the bank's order (key included), which keeps texts containing commas or
-separators unambiguous; tags are joined with "; ", flags with " | ". The file is UTF-8 with a
-byte-order mark so that Excel shows accents, CJK and emoji correctly. Text cells that start
+Columns: id, type, question, answer, accepted (a numerical tolerance, other accepted answers
+and partial credit, as `answer_details` words them), options, fact, status, subject, tags, one
+column per metric found on the exported items (its value, or "not scored: reason"), and flags.
+Options are a JSON list in the bank's order (key included), which keeps texts containing commas
+or separators unambiguous; tags are joined with "; ", flags with " | ". The file is UTF-8 with
+a byte-order mark so that Excel shows accents, CJK and emoji correctly. Text cells that start
 with = + - @ get a leading apostrophe so a spreadsheet shows them instead of running them as
 formulas (CSV injection).
 """
@@ -16,9 +17,11 @@ import json
 from pathlib import Path
 
 from quizsmith.domain import Item, ScoreResult
-from quizsmith.formats.base import Exporter, ExportOptions, ExportResult
+from quizsmith.formats.base import Exporter, ExportOptions, ExportResult, answer_details
 
-BASE_COLUMNS = ["id", "type", "question", "answer", "options", "fact", "status", "subject", "tags"]
+BASE_COLUMNS = [
+    "id", "type", "question", "answer", "accepted", "options", "fact", "status", "subject", "tags",
+]  # fmt: skip
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -56,6 +59,7 @@ class CsvFormat(Exporter):
                         item.type,
                         _cell(item.stem),
                         _cell(item.key),
+                        _cell(answer_details(item)),
                         json.dumps(ordered, ensure_ascii=False) if ordered else "",
                         _cell(item.target_fact),
                         item.status,

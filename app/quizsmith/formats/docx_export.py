@@ -6,6 +6,12 @@ body, and write the quiz name in the header and "Page N of M" (PAGE / NUMPAGES f
 footer. The student sheet and the key shuffle options with the same seed, item by item
 (`shuffled_options`), so the key's letters always match the sheet printed with that seed;
 both show the seed as the form number.
+
+The student sheet prints a passage before the first of its questions (by default when every
+item comes from one passage; `ExportOptions.passages` says otherwise), the item's images, and
+keeps each question with its options on one page. The key is a compact table whose header
+repeats on every page and whose rows never split; it lists accepted alternatives and
+numerical tolerances. TeX math (`\\( x^2 \\)`) is printed as readable text (`x²`).
 """
 
 from __future__ import annotations
@@ -13,20 +19,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from quizsmith.domain import Item
+from quizsmith.domain import Item, Passage
 from quizsmith.formats.base import (
     BLANK,
-    LETTERS,
     Exporter,
     ExportOptions,
     ExportResult,
     FormatError,
+    answer_details,
     cloze_stem,
     is_rtl,
     key_letter,
+    letter,
     shuffled_options,
     xml_safe,
 )
+from quizsmith.formats.mathtext import readable_math
 from quizsmith.paths import resources_dir
 
 #: The blank students write in on paper: wider than the "_____" of the text formats.
@@ -131,6 +139,7 @@ def _para(doc: Any, text: str, style: str, *, bold_prefix: str = "") -> Any:
     paragraph = doc.add_paragraph(style=_style(doc, style))
     if bold_prefix:
         paragraph.add_run(xml_safe(bold_prefix)).bold = True
+    text = readable_math(text)
     paragraph.add_run(xml_safe(text))
     if is_rtl(text):
         _mark_rtl(paragraph)
@@ -179,20 +188,111 @@ def _header_footer(doc: Any, header_text: str) -> None:
         _add_field(footer, "NUMPAGES")
 
 
-def _table(doc: Any, header: list[str]) -> Any:
+def _table(doc: Any, header: list[str], widths: list[float] | None = None) -> Any:
+    """A table whose header row repeats on each page; `widths` in inches (Word ignores the
+    table's own grid unless every cell carries its width)."""
+    from docx.oxml import OxmlElement
+    from docx.shared import Inches
+
     table = doc.add_table(rows=1, cols=len(header))
     if "Table Grid" in {s.name for s in doc.styles}:
         table.style = doc.styles["Table Grid"]
+    if widths:
+        table.autofit = False
+        for column, width in zip(table.columns, widths, strict=True):
+            column.width = Inches(width)
     for cell, text in zip(table.rows[0].cells, header, strict=True):
         cell.text = ""
         cell.paragraphs[0].add_run(text).bold = True
+    row_pr = table.rows[0]._tr.get_or_add_trPr()
+    row_pr.append(OxmlElement("w:tblHeader"))
+    _no_split(table.rows[0])
+    _set_widths(table.rows[0], widths)
     return table
 
 
-def _row(table: Any, values: list[str]) -> None:
-    cells = table.add_row().cells
-    for cell, text in zip(cells, values, strict=True):
-        cell.text = xml_safe(text)
+def _no_split(row: Any) -> None:
+    from docx.oxml import OxmlElement
+
+    row._tr.get_or_add_trPr().append(OxmlElement("w:cantSplit"))
+
+
+def _set_widths(row: Any, widths: list[float] | None) -> None:
+    from docx.shared import Inches
+
+    if widths:
+        for cell, width in zip(row.cells, widths, strict=True):
+            cell.width = Inches(width)
+
+
+def _row(table: Any, values: list[str], widths: list[float] | None = None) -> None:
+    row = table.add_row()
+    for cell, text in zip(row.cells, values, strict=True):
+        cell.text = xml_safe(readable_math(text))
+    _no_split(row)
+    _set_widths(row, widths)
+
+
+def answer_text(item: Item) -> str:
+    """The answer as a teacher marks it: the key, a numerical tolerance, and every other
+    accepted answer with its credit."""
+    text = item.numeric.describe() if item.numeric is not None else item.key
+    details = answer_details(item, numeric=False)
+    return f"{text}; {details}" if details else text
+
+
+def _pictures(doc: Any, item: Item) -> None:
+    import io
+
+    from docx.image.exceptions import UnrecognizedImageError
+    from docx.shared import Inches
+
+    for media in item.media:
+        if not media.is_image:
+            _para(doc, f"[Sound: {media.name}, played by the teacher]", "Quiz Note")
+            continue
+        try:
+            doc.add_picture(io.BytesIO(media.data), width=Inches(3))
+        except (UnrecognizedImageError, ValueError, KeyError, ZeroDivisionError):
+            _para(doc, f"[Picture {media.name} could not be printed]", "Quiz Note")
+            continue
+        doc.paragraphs[-1].paragraph_format.keep_with_next = True
+
+
+def _passage_groups(items: list[Item]) -> dict[int, tuple[Passage, int]]:
+    """First item index of each passage -> (passage, index of its last consecutive item)."""
+    starts: dict[int, tuple[Passage, int]] = {}
+    index = 0
+    while index < len(items):
+        passage = items[index].passage
+        end = index
+        while (
+            passage is not None
+            and end + 1 < len(items)
+            and items[end + 1].passage is not None
+            and items[end + 1].passage.text == passage.text  # type: ignore[union-attr]
+        ):
+            end += 1
+        if passage is not None and passage.text.strip():
+            starts[index] = (passage, end)
+        index = end + 1
+    return starts
+
+
+def metric_meaning(name: str) -> tuple[str, str]:
+    """(title, what the number means and where it flags) of a metric, from its registry
+    entry; a metric that is not installed is shown by its name alone."""
+    try:
+        from quizsmith.metrics import registry
+
+        metric = registry.get(name)
+    except Exception:  # an uninstalled plug-in's scores are still printed
+        return name, ""
+    meaning = metric.description
+    weak = metric.defaults.get("weak_below")
+    if isinstance(weak, int | float):
+        meaning += f" Flagged below {weak:g}."
+    return metric.title or name, meaning
 
 
 def paper_stem(item: Item) -> str:
@@ -228,20 +328,45 @@ class StudentDocxFormat(_WordExporter):
         _para(doc, "Name: " + "_" * 30 + "   Date: " + "_" * 14, "Quiz Instructions")
         if options.instructions:
             _para(doc, options.instructions, "Quiz Instructions")
+        groups = _passage_groups(items)
+        show = options.passages
+        if show is None:
+            # Default: a reading-comprehension sheet, i.e. every item about one passage.
+            show = len(groups) == 1 and all(i.passage is not None for i in items)
         for number, item in enumerate(items, 1):
-            question = _para(doc, paper_stem(item), "Quiz Question", bold_prefix=f"{number}. ")
-            question.paragraph_format.keep_with_next = True
-            if item.type in ("mcq", "tf"):
-                ordered = shuffled_options(item, seed)
-                for index, option in enumerate(ordered):
-                    letter = LETTERS[index] if index < len(LETTERS) else str(index + 1)
-                    line = _para(doc, option.text, "Quiz Option", bold_prefix=f"{letter}. ")
-                    line.paragraph_format.keep_with_next = index < len(ordered) - 1
-            elif item.type == "short":
-                _para(doc, ANSWER_LINE, "Quiz Answer Line")
-                _para(doc, ANSWER_LINE, "Quiz Answer Line")
-            else:
-                _para(doc, "Write the missing word(s) in the blank.", "Quiz Note")
+            if show and number - 1 in groups:
+                passage, last = groups[number - 1]
+                which = (
+                    f"question {number}"
+                    if last == number - 1
+                    else (f"questions {number}-{last + 1}")
+                )
+                heading = passage.title or "Read the passage"
+                note = _para(doc, f"{heading} (for {which}):", "Quiz Question")
+                note.paragraph_format.keep_with_next = True
+                for text in passage.text.split("\n"):
+                    if text.strip():
+                        _para(doc, text.strip(), "Quiz Instructions")
+            self._question(doc, number, item, seed)
+
+    @staticmethod
+    def _question(doc: Any, number: int, item: Item, seed: int) -> None:
+        lines = [_para(doc, paper_stem(item), "Quiz Question", bold_prefix=f"{number}. ")]
+        lines[0].paragraph_format.keep_with_next = True
+        _pictures(doc, item)
+        if item.type in ("mcq", "tf"):
+            for index, option in enumerate(shuffled_options(item, seed)):
+                label = f"{letter(index)}. "
+                lines.append(_para(doc, option.text, "Quiz Option", bold_prefix=label))
+        elif item.type == "short":
+            lines.append(_para(doc, ANSWER_LINE, "Quiz Answer Line"))
+            lines.append(_para(doc, ANSWER_LINE, "Quiz Answer Line"))
+        else:
+            lines.append(_para(doc, "Write the missing word(s) in the blank.", "Quiz Note"))
+        # One question never splits across pages: every line but the last keeps with the next.
+        for line in lines:
+            line.paragraph_format.keep_together = True
+            line.paragraph_format.keep_with_next = line is not lines[-1]
 
 
 class AnswerKeyDocxFormat(_WordExporter):
@@ -257,11 +382,12 @@ class AnswerKeyDocxFormat(_WordExporter):
             f"Form {seed}: the letters match the student sheet exported with seed {seed}.",
             "Quiz Instructions",
         )
-        table = _table(doc, ["No.", "Key", "Answer"])
+        widths = [0.6, 0.6, 5.3]
+        table = _table(doc, ["No.", "Key", "Answer"], widths)
         for number, item in enumerate(items, 1):
             choice = item.type in ("mcq", "tf")
-            letter = key_letter(shuffled_options(item, seed)) if choice else "—"
-            _row(table, [str(number), letter, item.key])
+            mark = key_letter(shuffled_options(item, seed)) if choice else "—"
+            _row(table, [str(number), mark, answer_text(item)], widths)
 
 
 class ReportDocxFormat(_WordExporter):
@@ -288,27 +414,35 @@ class ReportDocxFormat(_WordExporter):
 
     def _item(self, doc: Any, number: int, item: Item, options: ExportOptions, seed: int) -> None:
         label = f"{number}. " + (f"[#{item.id}] " if item.id is not None else "")
-        _para(doc, item.stem, "Quiz Question", bold_prefix=label)
+        head = _para(doc, item.stem, "Quiz Question", bold_prefix=label)
+        head.paragraph_format.keep_with_next = True
         details = f"Type: {item.type} · Status: {item.status}"
         if item.subject:
             details += f" · Subject: {item.subject}"
-        _para(doc, details, "Quiz Note")
+        _para(doc, details, "Quiz Note").paragraph_format.keep_with_next = True
         if item.type in ("mcq", "tf"):
             for index, option in enumerate(shuffled_options(item, seed)):
                 mark = " (key)" if option.is_key else ""
-                _para(doc, option.text + mark, "Quiz Option", bold_prefix=f"{LETTERS[index]}. ")
+                if option.credit and not option.is_key:
+                    mark = f" ({option.credit:g}% credit)"
+                label = f"{letter(index)}. "
+                line = _para(doc, option.text + mark, "Quiz Option", bold_prefix=label)
+                line.paragraph_format.keep_with_next = True
         else:
-            _para(doc, item.key, "Quiz Option", bold_prefix="Answer: ")
+            line = _para(doc, answer_text(item), "Quiz Option", bold_prefix="Answer: ")
+            line.paragraph_format.keep_with_next = True
         if item.target_fact:
             _para(doc, item.target_fact, "Quiz Note", bold_prefix="Tested fact: ")
         if item.scores:
-            table = _table(doc, ["Metric", "Score"])
+            widths = [1.0, 1.6, 3.9]
+            table = _table(doc, ["Metric", "Score", "What it means"], widths)
             for name, score in sorted(item.scores.items()):
                 if score.scored and score.value is not None:
                     value = f"{score.value:.3f}"
                 else:
                     value = f"not scored: {score.not_scored_reason or 'no reason given'}"
-                _row(table, [name, value])
+                title, meaning = metric_meaning(name)
+                _row(table, [title, value, meaning], widths)
         else:
             _para(doc, "Not scored yet.", "Quiz Note")
         for flag in item.flags:

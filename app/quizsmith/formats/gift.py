@@ -1,17 +1,23 @@
 """GIFT (https://docs.moodle.org/en/GIFT_format): export and import.
 
-Export writes one question per paragraph: `::name::stem{ =key ~distractor ... }`, `{TRUE}` /
-`{FALSE}` for true/false and `{=answer}` for short answers and cloze items (the cloze stem
-shows its blank as "_____"). The characters GIFT gives a meaning to, ~ = # { } : and the
-backslash, are escaped with a backslash, and line breaks are written as `\\n`, so every
-question is one paragraph whatever its text. Items whose text contains "<" or "&" (or a stem
-that starts with "[") are marked `[plain]` so Moodle shows them as written, not as HTML.
+Export writes one question per paragraph: `::name::stem{ =key ~%50%partly ~distractor ... }`,
+`{TRUE}` / `{FALSE}` for true/false, `{=answer =other =%50%partly}` for short answers and
+cloze items (the cloze stem shows its blank as "_____") and `{#value:tolerance}` for
+numerical keys. The characters GIFT gives a meaning to, ~ = # { } : and the backslash, are
+escaped with a backslash, and line breaks are written as `\\n`, so every question is one
+paragraph whatever its text. Items whose text contains "<" or "&" (or a stem that starts with
+"[") are marked `[plain]` so Moodle shows them as written, not as HTML; a question with "->"
+in an answer is written as `[html]` (with "-&gt;"), since GIFT has no escape for it and Moodle
+reads an answer block holding "->" as a matching question.
 
-Import reads multiple choice (one correct answer), true/false, short answer, numerical (as a
-short answer), and "missing word" questions (`Grant is {=entombed} in Grant's tomb.`, stored
-with the blank as "_____"). `$CATEGORY:` sets the subject of what follows; `::name::` is kept
-as the source id. Essay, matching, description and multiple-answer questions are skipped
-with the reason; a question with a broken answer block stops the import, naming its line.
+Import reads multiple choice (one correct answer, partial credit of the others kept),
+true/false, short answer (other accepted answers and their credit kept), numerical (value and
+tolerance, or a min..max range) and "missing word" questions (`Grant is {=entombed} in
+Grant's tomb.`, stored with the blank as "_____"). Answer format markers (`~[plain]blue`) are
+taken off. `$CATEGORY:` sets the subject (its last level; the whole path is kept for export);
+`::name::` is kept as the source id. Essay, matching, description and multiple-answer
+questions, and malformed ones, are skipped with their number, line and reason; the others are
+imported. A file with no question at all is refused.
 """
 
 from __future__ import annotations
@@ -21,7 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quizsmith.domain import TF_ANSWERS, Item, Option
+from quizsmith.domain import (
+    TF_ANSWERS,
+    Accepted,
+    Item,
+    NumericKey,
+    Option,
+    format_number,
+    parse_number,
+)
 from quizsmith.formats.base import (
     BLANK,
     Exporter,
@@ -36,8 +50,8 @@ from quizsmith.formats.base import (
     shuffled_options,
     xml_safe,
 )
-from quizsmith.formats.markup import html_to_text
-from quizsmith.formats.moodle import question_name
+from quizsmith.formats.markup import html_to_text, media_note, text_to_html
+from quizsmith.formats.moodle import category_levels, category_path, question_name
 
 SPECIAL = "~=#{}:"
 _ESCAPES = {"n": "\n", **{c: c for c in SPECIAL + "\\"}}
@@ -96,65 +110,106 @@ class GiftFormat(Exporter, Importer):
         parts = [f"// {title}: exported by Quizsmith (option order seed {seed})\n"]
         category: str | None = None
         for number, item in enumerate(items, 1):
-            wanted = item.subject or ""
+            wanted = "$course$/top" + "".join(f"/{c}" for c in category_path(item))
             if wanted != category:
                 category = wanted
-                suffix = f"/{wanted.replace('/', '//')}" if wanted else ""
-                parts.append(f"$CATEGORY: $course$/top{' '.join(suffix.split())}\n")
-            parts.append(self._question(item, number, seed))
+                parts.append(f"$CATEGORY: {' '.join(wanted.split())}\n")
+            notes: list[str] = []
+            parts.append(self._question(item, number, seed, notes))
+            result.simplified += [Skipped(n, item.id, item.stem) for n in notes]
             result.count += 1
         path.write_text("\n".join(parts), encoding="utf-8", newline="\n")
 
-    def _question(self, item: Item, number: int, seed: int) -> str:
+    def _question(self, item: Item, number: int, seed: int, notes: list[str]) -> str:
         stem = cloze_stem(item.stem) if item.type == "cloze" else item.stem
-        texts = [stem, *(o.text for o in item.options), item.key]
-        plain = stem.lstrip().startswith("[") or any("<" in t or "&" in t for t in texts)
-        head = f"::{escape(question_name(item, number))}::{'[plain]' if plain else ''}"
-        head += escape(stem)
+        answer_texts = [o.text for o in item.options] + [item.key] + [a.text for a in item.accepted]
+        texts = [stem, *answer_texts]
+        # Moodle reads any answer block holding "->" as a matching question and GIFT has no
+        # escape for it, so such a question is written as HTML, where ">" is "&gt;".
+        html = any("->" in t for t in answer_texts)
+        markup = stem.lstrip().startswith("[") or any("<" in t or "&" in t for t in texts)
+        plain = not html and markup
+
+        def out(text: str) -> str:
+            return escape(text_to_html(text)) if html else escape(text)
+
+        marker = "[html]" if html else "[plain]" if plain else ""
+        head = f"::{escape(question_name(item, number))}::{marker}{out(stem)}"
+        for media in item.media:
+            notes.append(f"{media.name} not written: GIFT files carry no pictures or sounds.")
         truth = item.key.strip().casefold()
-        choice = item.type in ("mcq", "tf")
         if item.type == "tf" and truth in ("true", "false") and len(item.options) <= 2:
             return f"{head}{{{truth.upper()}}}\n"
-        if choice:
-            lines = [
-                ("=" if o.is_key else "~") + _answer_text(o.text)
-                for o in shuffled_options(item, seed)
-            ]
+        if item.type in ("mcq", "tf"):
+            lines = []
+            for option in shuffled_options(item, seed):
+                weight = f"%{option.credit:g}%" if option.credit and not option.is_key else ""
+                mark = "=" if option.is_key else "~"
+                lines.append(mark + weight + _answer_text(out(option.text), html))
             return head + "{\n" + "\n".join(lines) + "\n}\n"
-        return f"{head}{{={_answer_text(item.key)}}}\n"
+        if item.numeric is not None:
+            if item.numeric.unit:
+                notes.append(f"unit {item.numeric.unit!r} not written: GIFT numbers have no units.")
+            value = item.key.strip()
+            if parse_number(value) != item.numeric.value or "," in value:
+                value = format_number(item.numeric.value)
+            tolerance = ""
+            if item.numeric.tolerance:
+                tolerance = f":{format_number(item.numeric.tolerance)}"
+            return f"{head}{{#{value}{tolerance}}}\n"
+        answers = [f"={_answer_text(out(item.key), html)}"]
+        for alt in item.accepted:
+            weight = "" if alt.credit >= 100 else f"%{alt.credit:g}%"
+            answers.append(f"={weight}{_answer_text(out(alt.text), html)}")
+        return f"{head}{{{' '.join(answers)}}}\n"
 
     # --- import -----------------------------------------------------------------------------
 
     def parse(self, path: Path) -> ParsedFile:
         parsed = ParsedFile()
-        category: str | None = None
+        levels: list[str] = []
+        number = 0
         for block in _blocks(read_text(path)):
             if block.text.startswith("$CATEGORY:"):
                 first, _, rest = block.text.partition("\n")
-                category = _category_subject(first[len("$CATEGORY:") :].strip())
+                levels = category_levels(first[len("$CATEGORY:") :].strip())
                 if not rest.strip():
                     continue
                 block = _Block(rest.strip(), block.line + 1)
+            number += 1
+            name = _name_of(block.text)
+            label = f"question {number} (line {block.line}" + (f", {name!r})" if name else ")")
+            notes: list[str] = []
             try:
-                item = _question_item(block, category)
-            except _SkipError as skip:
-                parsed.skipped.append(Skipped(f"line {block.line}: {skip}", stem=block.text[:60]))
+                item = _question_item(block, levels, notes)
+            except (_SkipError, _BadError) as skip:
+                parsed.skipped.append(Skipped(f"{label}: {skip}", stem=name or block.text[:60]))
                 continue
-            except _BadError as bad:
-                raise FormatError(
-                    str(bad), _GIFT_FIX, file=path, line=block.line + bad.offset
-                ) from None
             problems = item.problems()
             if problems:
-                raise FormatError(" ".join(problems), _GIFT_FIX, file=path, line=block.line)
+                parsed.skipped.append(
+                    Skipped(f"{label}: {' '.join(problems)}", stem=name or item.stem[:60])
+                )
+                continue
             parsed.items.append(item)
+            parsed.simplified += [Skipped(f"{label}: {n}", stem=item.stem[:60]) for n in notes]
+        if not number:
+            raise FormatError(
+                "The file holds no GIFT question (only comments, categories or blank lines).",
+                _GIFT_FIX,
+                file=path,
+            )
         return parsed
 
 
-def _answer_text(text: str) -> str:
-    escaped = escape(text)
+def _answer_text(escaped: str, html: bool) -> str:
     # A leading %n% would be read as an answer weight.
-    return " " + escaped if _WEIGHT.match(escaped) else escaped
+    if _WEIGHT.match(escaped):
+        escaped = " " + escaped
+    # Text that starts like a format marker gets a real one first: readers take off one.
+    if _FORMAT.match(escaped):
+        escaped = ("[html]" if html else "[plain]") + escaped
+    return escaped
 
 
 @dataclass
@@ -232,7 +287,31 @@ def _clean(raw: str, html: bool) -> str:
     return html_to_text(text) if html else text.strip()
 
 
-def _question_item(block: _Block, category: str | None) -> Item:
+def _name_of(text: str) -> str:
+    if not text.startswith("::"):
+        return ""
+    end = _find(text, "::", 2)
+    return unescape(text[2:end]).strip() if end >= 0 else ""
+
+
+def _answer_parts(raw: str, html: bool) -> tuple[float | None, str, bool]:
+    """(weight, text, was html) of one raw answer: feedback after # dropped, a `%n%` weight
+    and then an answer format marker (`[plain]`, `[html]`, written by Moodle whenever an
+    answer's format differs from the question's) taken off."""
+    feedback = _find(raw, "#")
+    text = raw if feedback < 0 else raw[:feedback]
+    weight_match = _WEIGHT.match(text)
+    weight = float(weight_match.group(1)) if weight_match else None
+    if weight_match:
+        text = text[weight_match.end() :]
+    marker = _FORMAT.match(text)
+    if marker:
+        html = marker.group(1) == "html"
+        text = text[marker.end() :]
+    return weight, _clean(text, html), html
+
+
+def _question_item(block: _Block, levels: list[str], notes: list[str]) -> Item:
     text = block.text
     name = ""
     if text.startswith("::"):
@@ -249,9 +328,8 @@ def _question_item(block: _Block, category: str | None) -> Item:
     if open_at < 0:
         raise _SkipError("a description (no answer block) is not a question.")
     close_at = _find(text, "}", open_at + 1)
-    line_of_open = text[:open_at].count("\n")
     if close_at < 0:
-        raise _BadError("The answer block opened with { is not closed with }.", line_of_open)
+        raise _BadError("The answer block opened with { is not closed with }.")
     prefix, body, suffix = text[:open_at], text[open_at + 1 : close_at], text[close_at + 1 :]
     if _find(suffix, "{") >= 0:
         raise _SkipError("questions with several answer blocks are not supported.")
@@ -259,80 +337,115 @@ def _question_item(block: _Block, category: str | None) -> Item:
     stem_raw = prefix + BLANK + suffix if missing_word else prefix
     stem = _clean(stem_raw, html)
     if not stem:
-        raise _BadError("The question text is empty.", line_of_open)
+        raise _BadError("The question text is empty.")
+    media_note(stem_raw if html else "", notes)
     general = _find(body, "####")
     if general >= 0:
         body = body[:general]
     provenance: dict[str, object] = {"source_id": name} if name else {}
-    meta: dict[str, Any] = {"subject": category, "provenance": provenance}
+    if levels:
+        provenance["category_path"] = levels
+    meta: dict[str, Any] = {"subject": levels[-1] if levels else None, "provenance": provenance}
     stripped = body.strip()
     if not stripped:
         raise _SkipError("essay questions are not supported.")
     if stripped.startswith("#"):
-        return _numerical(stripped[1:], stem, meta, html)
+        if missing_word:
+            raise _SkipError("a numerical answer inside the text is not supported.")
+        return _numerical(stripped[1:], stem, meta, notes)
     truth = _find(stripped, "#")
     tf_word = (stripped if truth < 0 else stripped[:truth]).strip()
     if _TF.match(tf_word):
         key = "True" if tf_word.upper().startswith("T") else "False"
         options = [Option(t, t == key, i) for i, t in enumerate(TF_ANSWERS)]
         return Item(type="tf", stem=stem, key=key, options=options, **meta)
-    try:
-        raw_answers = _split_answers(body)
-    except _BadError as bad:
-        raise _BadError(str(bad), line_of_open) from None
+    raw_answers = _split_answers(body)
     if not raw_answers:
-        raise _BadError("The answer block has no = or ~ answer.", line_of_open)
-    answers = []
-    for marker, raw in raw_answers:
-        feedback = _find(raw, "#")
-        text_part = raw if feedback < 0 else raw[:feedback]
-        weight_match = _WEIGHT.match(text_part)
-        weight = float(weight_match.group(1)) if weight_match else None
-        if weight_match:
-            text_part = text_part[weight_match.end() :]
-        answers.append((marker, weight, _clean(text_part, html)))
+        raise _BadError("The answer block has no = or ~ answer.")
+    answers = [(marker, *_answer_parts(raw, html)[:2]) for marker, raw in raw_answers]
     has_wrong = any(m == "~" for m, _, _ in answers)
-    if not has_wrong and len(answers) >= 2 and all("->" in a for _, _, a in answers):
+    # As Moodle decides: an answer block with = and a raw "->" is a matching question.
+    if not has_wrong and "->" in body:
         raise _SkipError("matching questions are not supported.")
     if has_wrong:
-        correct = [a for a in answers if (a[0] == "=" and a[1] in (None, 100)) or a[1] == 100]
-        partial = [a for a in answers if a[1] is not None and 0 < a[1] < 100]
-        if len(correct) != 1 or partial:
-            raise _SkipError("it needs exactly one fully correct answer and no partial credit.")
-        key = correct[0][2]
-        options = [Option(a[2], a is correct[0], i) for i, a in enumerate(answers)]
-        return Item(type="mcq", stem=stem, key=key, options=options, **meta)
+        return _choice(answers, stem, meta)
     full = [a[2] for a in answers if a[1] in (None, 100)]
     if not full:
-        raise _BadError("No answer has full marks.", line_of_open)
-    if len(full) > 1:
-        provenance["alternative_answers"] = full[1:]
+        raise _BadError("No answer has full marks.")
+    accepted = [Accepted(a[2]) for a in answers if a[1] in (None, 100)][1:]
+    for _, weight, answer in answers:
+        if weight is not None and 0 < weight < 100:
+            accepted.append(Accepted(answer, weight))
+        elif weight is not None and weight <= 0:
+            notes.append(f"answer {answer!r} worth {weight:g}% left out (no credit).")
     cloze = missing_word or bool(_CLOZE_BLANK.search(stem))
     if cloze:
         stem = _CLOZE_BLANK.sub(BLANK, stem)
-    return Item(type="cloze" if cloze else "short", stem=stem, key=full[0], **meta)
+    item_type = "cloze" if cloze else "short"
+    return Item(type=item_type, stem=stem, key=full[0], accepted=accepted, **meta)
 
 
-def _numerical(body: str, stem: str, meta: dict[str, Any], html: bool) -> Item:
-    """A numerical question as a short answer: the key is the first value, without its
-    tolerance (`#1822:5`, `#=1822:0 =%50%1822:2`, `#1..5`)."""
-    tokens = [t for t in re.split(r"(?<!\\)[=~]", body) if t.strip()]
-    first = tokens[0] if tokens else ""
-    feedback = _find(first, "#")
-    if feedback >= 0:
-        first = first[:feedback]
-    first = first.strip()
-    weight = _WEIGHT.match(first)
-    if weight:
-        first = first[weight.end() :]
-    value = re.split(r":|\.\.", _clean(first, html))[0].strip()
-    if not value:
+def _choice(answers: list[tuple[str, float | None, str]], stem: str, meta: dict[str, Any]) -> Item:
+    def credit(marker: str, weight: float | None) -> float:
+        return weight if weight is not None else (100.0 if marker == "=" else 0.0)
+
+    credits = [credit(m, w) for m, w, _ in answers]
+    full = [i for i, c in enumerate(credits) if c >= 100]
+    if len(full) != 1:
+        if not full and sum(c for c in credits if c > 0) >= 99:
+            raise _SkipError(
+                "a multiple-answer question (the marks are split over several options); "
+                "Quizsmith items have one key."
+            )
+        raise _SkipError(f"it needs exactly one fully correct answer; {len(full)} are.")
+    key_at = full[0]
+    options = [
+        Option(text, i == key_at, i, 0.0 if i == key_at else credits[i])
+        for i, (_, _, text) in enumerate(answers)
+    ]
+    return Item(type="mcq", stem=stem, key=answers[key_at][2], options=options, **meta)
+
+
+_NUMBER_SPEC = re.compile(r"^\s*([^:]+?)\s*(?::\s*(\S+)\s*)?$")
+
+
+def _numerical(body: str, stem: str, meta: dict[str, Any], notes: list[str]) -> Item:
+    """A numerical question: `#1822:5`, `#1..5`, `#=1822:0 =%50%1822:2`. The first full-marks
+    answer is the key; other answers cannot be carried and are listed as left out."""
+    raw_answers = [t for t in re.split(r"(?<!\\)=", body) if t.strip()]
+    found: list[tuple[float | None, NumericKey, str]] = []
+    for raw in raw_answers:
+        weight, spec, _ = _answer_parts(raw.strip(), False)
+        found.append((weight, _numeric_key(spec), spec))
+    if not found:
         raise _BadError("The numerical answer is empty.")
+    full = [f for f in found if f[0] in (None, 100)]
+    if not full:
+        raise _BadError("No numerical answer has full marks.")
+    weight, numeric, spec = full[0]
+    for other in found:
+        if other is not full[0]:
+            share = f"{other[0]:g}%" if other[0] is not None else "100%"
+            notes.append(
+                f"numerical answer {other[2]!r} ({share}) left out: Quizsmith keeps one "
+                "value and tolerance per item."
+            )
     meta["provenance"]["gift_type"] = "numerical"
-    return Item(type="short", stem=stem, key=value, **meta)
+    value_text = spec.split(":")[0].strip()
+    key = value_text if ".." not in spec else format_number(numeric.value)
+    return Item(type="short", stem=stem, key=key, numeric=numeric, **meta)
 
 
-def _category_subject(path: str) -> str | None:
-    from quizsmith.formats.moodle import _category_subject as moodle_category
-
-    return moodle_category(path)
+def _numeric_key(spec: str) -> NumericKey:
+    if ".." in spec:
+        low_text, _, high_text = spec.partition("..")
+        low, high = parse_number(low_text), parse_number(high_text)
+        if low is None or high is None or high < low:
+            raise _BadError(f"The numerical range {spec!r} is not 'min..max'.")
+        return NumericKey((low + high) / 2, (high - low) / 2)
+    match = _NUMBER_SPEC.match(spec)
+    value = parse_number(match.group(1)) if match else None
+    tolerance = parse_number(match.group(2)) if match and match.group(2) else 0.0
+    if value is None or tolerance is None or tolerance < 0:
+        raise _BadError(f"The numerical answer {spec!r} is not 'value' or 'value:tolerance'.")
+    return NumericKey(value, tolerance)

@@ -7,21 +7,29 @@ carry the `itemmetadata` Canvas reads (`question_type`, `points_possible`,
 `original_answer_ids`): multiple_choice_question and true_false_question use
 `response_lid`/`render_choice` with a `resprocessing` condition setting SCORE to 100 for the
 key; short answers and cloze items (blank shown as "_____") are short_answer_question with
-`response_str`/`render_fib`. Options are written in the shuffled order of the export seed.
+`response_str`/`render_fib` and one `varequal` per accepted answer; items with a numerical key
+are numerical_question (`varequal` or-ed with the `vargte`/`varlte` range, as Canvas itself
+exports them). Options are written in the shuffled order of the export seed. An item's images
+go in the zip under `web_resources/<item>/` (a `webcontent` resource of the manifest) and are
+shown in its text through `$IMS-CC-FILEBASE$/...`, as in Canvas's own packages. What Canvas
+cannot score or show (partial credit, units, sounds) is left out and listed in `simplified`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
+import re
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
-from quizsmith.domain import Item
+from quizsmith.domain import Item, format_number
 from quizsmith.formats.base import (
     Exporter,
     ExportOptions,
     ExportResult,
+    Skipped,
     cloze_stem,
     shuffled_options,
     xml_safe,
@@ -49,12 +57,19 @@ def _meta_fields(parent: ET.Element, fields: list[tuple[str, str]]) -> None:
         ET.SubElement(field, "fieldentry").text = entry
 
 
-def _material(parent: ET.Element, text: str, html: bool) -> None:
+def _material(parent: ET.Element, text: str, html: bool, extra_html: str = "") -> None:
     material = ET.SubElement(parent, "material")
     mattext = ET.SubElement(
         material, "mattext", {"texttype": "text/html" if html else "text/plain"}
     )
-    mattext.text = xml_safe(f"<div><p>{text_to_html(text)}</p></div>" if html else text)
+    body = f"<div><p>{text_to_html(text)}</p>{extra_html}</div>"
+    mattext.text = xml_safe(body if html else text)
+
+
+def _safe_name(name: str) -> str:
+    # A zip member name from a file name a teacher or Moodle chose: no folders, no oddities.
+    cleaned = re.sub(r"[^\w.-]+", "_", name.rsplit("/", 1)[-1]).strip("._")
+    return cleaned or "image"
 
 
 def _xml_bytes(root: ET.Element) -> bytes:
@@ -75,14 +90,17 @@ class QtiFormat(Exporter):
         seed = int(result.seed or 0)
         quiz_id = _ident("quiz", options.title, seed, *(i.stem for i in items))
         assessment_href = f"{quiz_id}/{quiz_id}.xml"
-        assessment = self._assessment(items, quiz_id, options.title, seed, result)
+        files: dict[str, bytes] = {}
+        assessment = self._assessment(items, quiz_id, options.title, seed, result, files)
         with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            manifest = self._manifest(quiz_id, assessment_href)
+            manifest = self._manifest(quiz_id, assessment_href, sorted(files))
             archive.writestr("imsmanifest.xml", _xml_bytes(manifest))
             archive.writestr(assessment_href, _xml_bytes(assessment))
+            for href, data in sorted(files.items()):
+                archive.writestr(href, data)
 
     @staticmethod
-    def _manifest(quiz_id: str, href: str) -> ET.Element:
+    def _manifest(quiz_id: str, href: str, files: list[str]) -> ET.Element:
         # Namespaces as plain attributes: ET.register_namespace would change global state.
         manifest = ET.Element(
             "manifest",
@@ -102,10 +120,24 @@ class QtiFormat(Exporter):
             resources, "resource", {"identifier": quiz_id, "type": "imsqti_xmlv1p2", "href": href}
         )
         ET.SubElement(resource, "file", {"href": href})
+        if files:
+            web = ET.SubElement(
+                resources,
+                "resource",
+                {"identifier": f"{quiz_id}_files", "type": "webcontent", "href": files[0]},
+            )
+            for name in files:
+                ET.SubElement(web, "file", {"href": name})
         return manifest
 
     def _assessment(
-        self, items: list[Item], quiz_id: str, title: str, seed: int, result: ExportResult
+        self,
+        items: list[Item],
+        quiz_id: str,
+        title: str,
+        seed: int,
+        result: ExportResult,
+        files: dict[str, bytes],
     ) -> ET.Element:
         root = ET.Element(
             "questestinterop",
@@ -115,16 +147,36 @@ class QtiFormat(Exporter):
         _meta_fields(assessment, [("cc_maxattempts", "1")])
         section = ET.SubElement(assessment, "section", {"ident": "root_section"})
         for number, item in enumerate(items, 1):
-            section.append(self._item(item, number, quiz_id, seed))
+            notes: list[str] = []
+            section.append(self._item(item, number, quiz_id, seed, notes, files))
+            result.simplified += [Skipped(n, item.id, item.stem) for n in notes]
             result.count += 1
         return root
 
-    def _item(self, item: Item, number: int, quiz_id: str, seed: int) -> ET.Element:
+    def _item(
+        self,
+        item: Item,
+        number: int,
+        quiz_id: str,
+        seed: int,
+        notes: list[str],
+        files: dict[str, bytes],
+    ) -> ET.Element:
         item_id = _ident(quiz_id, number, item.id, item.stem)
         element = ET.Element("item", {"ident": item_id, "title": f"Question {number}"})
         choice = item.type in ("mcq", "tf") and len(item.options) >= 2
         truth = sorted(o.text.strip().casefold() for o in item.options) == ["false", "true"]
-        qtype = "short_answer_question"
+        qtype = "numerical_question" if item.numeric is not None else "short_answer_question"
+        pictures = ""
+        for media in item.media:
+            if not media.is_image:
+                notes.append(f"{media.name} not written: the QTI export carries images only.")
+                continue
+            href = f"web_resources/{item_id}/{_safe_name(media.name)}"
+            files[href] = media.data
+            src = html.escape(href.removeprefix("web_resources/"), quote=True)
+            pictures += f'<p><img src="$IMS-CC-FILEBASE$/{src}" alt=""></p>'
+
         if choice:
             tf = item.type == "tf" and truth
             qtype = "true_false_question" if tf else "multiple_choice_question"
@@ -137,7 +189,7 @@ class QtiFormat(Exporter):
         _meta_fields(metadata, fields)
         presentation = ET.SubElement(element, "presentation")
         stem = cloze_stem(item.stem) if item.type == "cloze" else item.stem
-        _material(presentation, stem, html=True)
+        _material(presentation, stem, html=True, extra_html=pictures)
         processing = ET.Element("resprocessing")
         outcomes = ET.SubElement(processing, "outcomes")
         ET.SubElement(
@@ -159,14 +211,40 @@ class QtiFormat(Exporter):
                 if option.is_key:
                     key_id = answer_id
             ET.SubElement(conditionvar, "varequal", {"respident": "response1"}).text = key_id
+            if any(o.credit for o in ordered if not o.is_key):
+                notes.append("partial credit of the other options left out (Canvas: key only).")
+        elif item.numeric is not None:
+            response = ET.SubElement(
+                presentation, "response_str", {"ident": "response1", "rcardinality": "Single"}
+            )
+            render = ET.SubElement(response, "render_fib", {"fibtype": "Decimal"})
+            ET.SubElement(render, "response_label", {"ident": "answer1"})
+            either = ET.SubElement(conditionvar, "or")
+            value, tolerance = item.numeric.value, item.numeric.tolerance
+            ET.SubElement(either, "varequal", {"respident": "response1"}).text = format_number(
+                value
+            )
+            both = ET.SubElement(either, "and")
+            low, high = format_number(value - tolerance), format_number(value + tolerance)
+            ET.SubElement(both, "vargte", {"respident": "response1"}).text = low
+            ET.SubElement(both, "varlte", {"respident": "response1"}).text = high
+            if item.numeric.unit:
+                notes.append(f"unit {item.numeric.unit!r} left out (Canvas numbers have no units).")
         else:
             response = ET.SubElement(
                 presentation, "response_str", {"ident": "response1", "rcardinality": "Single"}
             )
             render = ET.SubElement(response, "render_fib")
             ET.SubElement(render, "response_label", {"ident": "answer1", "rshuffle": "No"})
-            varequal = ET.SubElement(conditionvar, "varequal", {"respident": "response1"})
-            varequal.text = xml_safe(item.key)
+            for text in [item.key, *(a.text for a in item.accepted if a.credit >= 100)]:
+                varequal = ET.SubElement(conditionvar, "varequal", {"respident": "response1"})
+                varequal.text = xml_safe(text)
+            notes += [
+                f"accepted answer {a.text!r} ({a.credit:g}%) left out: Canvas short answers "
+                "have no partial credit."
+                for a in item.accepted
+                if a.credit < 100
+            ]
         ET.SubElement(condition, "setvar", {"action": "Set", "varname": "SCORE"}).text = "100"
         element.append(processing)
         return element

@@ -19,7 +19,7 @@ get = formats.get
 _GIFT_HEADS = re.compile(r"^\s*(::.+?::|\$CATEGORY:)", re.MULTILINE)
 _GIFT_BLOCKS = re.compile(r"(?<!\\)\{\s*(=|~|T\s*}|F\s*}|TRUE|FALSE|#)")
 _AIKEN_ANSWER = re.compile(r"^\s*ANSWER\s*:\s*[A-Z]\s*$", re.MULTILINE)
-_AIKEN_OPTION = re.compile(r"^[A-Z][.)]\s+\S", re.MULTILINE)
+_AIKEN_OPTION = re.compile(r"^[A-Z][.)]\s*\S", re.MULTILINE)
 
 
 def exporter_names() -> list[str]:

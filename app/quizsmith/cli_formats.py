@@ -1,0 +1,179 @@
+"""The command-line pieces of question files and the review workflow: `quizsmith import`
+of Moodle XML / GIFT / Aiken (with its "partial" exit status), `quizsmith review` and
+`quizsmith quiz create/add/list`. Kept apart from `cli.py`, which only registers them.
+
+Exit statuses: 0 all done; 2 refused or failed (nothing changed); 4 partial: an import that
+skipped some questions of the file (each listed with its number and reason).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+#: An import that brought in some questions of the file and skipped others.
+EXIT_PARTIAL = 4
+
+EXIT_STATUS_HELP = (
+    "exit status: 0 all imported; 4 partial: some questions were skipped (each listed with "
+    "its number and reason, the others imported); 2 refused: nothing imported, bank unchanged"
+)
+
+
+def import_question_file(bank: str, source: Path, fmt: str | None) -> int:
+    """Import a Moodle XML, GIFT or Aiken file; print what came in, what was simplified and
+    what was skipped; 0, or EXIT_PARTIAL when some questions were skipped."""
+    from quizsmith.formats import import_file
+
+    # Given the path, import_file parses the whole file before it opens (or creates) the
+    # bank, so a file of which nothing can be imported leaves no trace.
+    report = import_file(bank, source, fmt)
+    print(
+        f"Imported {report.count} items from {source.name} ({report.format}) into "
+        f"{bank}, marked needs-review."
+    )
+    if report.simplified:
+        print(f"Simplified {len(report.simplified)} question(s):")
+        for note in report.simplified:
+            print(f"  - {note.reason}")
+    if report.skipped:
+        print(f"Skipped {len(report.skipped)} question(s):")
+        for skipped in report.skipped:
+            print(f"  - {skipped.reason}")
+        print(f"Partial import (exit status {EXIT_PARTIAL}): fix the questions above and import")
+        print("  the file again; questions already imported are recognised and not duplicated.")
+        return EXIT_PARTIAL
+    return 0
+
+
+def print_simplified(simplified: list[Any]) -> None:
+    """What an export wrote without something the format cannot carry, item by item."""
+    if simplified:
+        print(f"Simplified {len(simplified)} item(s) (the rest of each was written):")
+        for note in simplified:
+            print(f"  - {note}")
+
+
+def register(sub: Any) -> None:
+    """Add the `review` and `quiz` subcommands to the CLI's subparsers."""
+    p = sub.add_parser(
+        "review",
+        help="accept, reject or send back items (as the review queue does)",
+        description="Record a review decision on items; it sets their status and is kept "
+        "in the item's review history.",
+    )
+    p.add_argument("ids", nargs="+", type=int, metavar="ID", help="item ids")
+    p.add_argument("--bank", required=True, help="the bank file")
+    decision = p.add_mutually_exclusive_group(required=True)
+    decision.add_argument("--accept", dest="decision", action="store_const", const="accept")
+    decision.add_argument("--reject", dest="decision", action="store_const", const="reject")
+    decision.add_argument(
+        "--needs-review", dest="decision", action="store_const", const="needs-review"
+    )
+    p.add_argument("--reason", default="", help="why (shown in the report and history)")
+    p.add_argument("--note", default="", help="a longer note")
+    p.set_defaults(func=_cmd_review)
+
+    p = sub.add_parser("quiz", help="create quizzes, add items to them, list them")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    q = actions.add_parser("create", help="create a quiz (optionally with items)")
+    q.add_argument("name")
+    q.add_argument("ids", nargs="*", type=int, metavar="ID", help="items, in quiz order")
+    q.add_argument("--bank", required=True, help="the bank file")
+    q.set_defaults(func=_cmd_quiz_create)
+    q = actions.add_parser("add", help="add items to the end of a quiz")
+    q.add_argument("name")
+    q.add_argument("ids", nargs="+", type=int, metavar="ID")
+    q.add_argument("--bank", required=True, help="the bank file")
+    q.set_defaults(func=_cmd_quiz_add)
+    q = actions.add_parser("list", help="list the quizzes, or the items of one")
+    q.add_argument("name", nargs="?")
+    q.add_argument("--bank", required=True, help="the bank file")
+    q.set_defaults(func=_cmd_quiz_list)
+
+
+def _open(bank: str, *, read_only: bool = False) -> Any:
+    from quizsmith.bank import ItemBank
+
+    return ItemBank(bank, create=False, read_only=read_only)
+
+
+def _check_ids(bank: Any, ids: list[int]) -> None:
+    from quizsmith.errors import QuizsmithError
+
+    found = {item.id for item in bank.get_items(ids, with_passages=False)}
+    missing = [str(i) for i in ids if i not in found]
+    if missing:
+        raise QuizsmithError(
+            f"No item with id {', '.join(missing)} in {bank.path.name}.",
+            "Check the ids (quizsmith export --format csv lists them); nothing was changed.",
+        )
+
+
+def _cmd_review(args: argparse.Namespace) -> int:
+    from quizsmith.domain import DECISION_STATUS
+
+    with _open(args.bank) as bank:
+        _check_ids(bank, args.ids)
+        for item_id in args.ids:
+            bank.review(item_id, args.decision, args.reason, args.note)
+    status = DECISION_STATUS[args.decision]
+    print(f"{len(args.ids)} item(s) now {status}: {', '.join(map(str, args.ids))}.")
+    return 0
+
+
+def _quiz_named(bank: Any, name: str) -> Any:
+    from quizsmith.errors import QuizsmithError
+
+    for quiz in bank.quizzes():
+        if quiz.name.casefold() == name.casefold():
+            return quiz
+    known = ", ".join(repr(q.name) for q in bank.quizzes()) or "none"
+    raise QuizsmithError(
+        f"There is no quiz named {name!r} in {bank.path.name}.", f"Quizzes in this bank: {known}."
+    )
+
+
+def _cmd_quiz_create(args: argparse.Namespace) -> int:
+    from quizsmith.errors import QuizsmithError
+
+    with _open(args.bank) as bank:
+        if any(q.name.casefold() == args.name.casefold() for q in bank.quizzes()):
+            raise QuizsmithError(
+                f"A quiz named {args.name!r} already exists.",
+                f"Add items to it with: quizsmith quiz add {args.name!r} ID...",
+            )
+        _check_ids(bank, args.ids)
+        bank.create_quiz(args.name, args.ids)
+    print(f"Created quiz {args.name!r} with {len(args.ids)} item(s).")
+    return 0
+
+
+def _cmd_quiz_add(args: argparse.Namespace) -> int:
+    with _open(args.bank) as bank:
+        quiz = _quiz_named(bank, args.name)
+        _check_ids(bank, args.ids)
+        new = [i for i in args.ids if i not in quiz.item_ids]
+        bank.add_to_quiz(quiz.id, new)
+        total = len(quiz.item_ids) + len(new)
+    already = len(args.ids) - len(new)
+    note = f" ({already} already in it)" if already else ""
+    print(f"Added {len(new)} item(s) to {quiz.name!r}{note}; it now has {total}.")
+    return 0
+
+
+def _cmd_quiz_list(args: argparse.Namespace) -> int:
+    with _open(args.bank, read_only=True) as bank:
+        if args.name is None:
+            quizzes = bank.quizzes()
+            if not quizzes:
+                print("No quizzes yet: create one with quizsmith quiz create NAME ID...")
+            for quiz in quizzes:
+                print(f"{quiz.name}\t{len(quiz.item_ids)} item(s)")
+            return 0
+        quiz = _quiz_named(bank, args.name)
+        for number, item in enumerate(bank.get_items(quiz.item_ids, with_passages=False), 1):
+            stem = " ".join(item.stem.split())
+            print(f"{number}.\t#{item.id}\t{item.status}\t{stem[:70]}")
+    return 0
