@@ -41,26 +41,26 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
     "no-question-form": FlagRule(
         "warning",
         1.0,
-        "145 of 145 flagged variant questions were non-questions; 2 of 2 on QGEval were rated "
+        "217 of 217 flagged variant questions were non-questions; 5 of 5 on QGEval were rated "
         "unclear or disfluent",
     ),
     "low-overall": FlagRule(
         "warning",
-        0.69,
-        "estimate < 0.5 out of fold: 69% of flagged QGEval questions rejected by the raters, "
-        "90% of flagged variant questions flawed",
+        0.67,
+        "estimate < 0.4 out of fold: 67% of 202 flagged QGEval questions were rejected by the "
+        "raters (base rate 33%), 95% of flagged variant questions were flawed",
     ),
     "answer-differs": FlagRule(
         "info",
-        0.38,
-        "NACo a < 0.5 (likelihood answer): 38% of flagged QGEval questions had poor answer "
-        "consistency (free-text answer: 32%)",
+        0.33,
+        "NACo a < 0.5 (likelihood answer): 33% of 603 flagged QGEval questions had poor answer "
+        "consistency (base rate 26%; free-text answer: 32%)",
     ),
     "not-a-question": FlagRule(
         "info",
-        0.21,
-        "the 135M model's A.2 verdict: 21% of the questions it called not a question or "
-        "unnatural were non-questions (recall 8%)",
+        0.32,
+        "the 135M model's A.2 verdict: 6 of 19 flagged variant questions were non-questions "
+        "(recall 9%); 0 of 8 flagged QGEval questions were rated unclear or disfluent",
     ),
     "too-easy": FlagRule("info", None, "step counts of a 270M model carry no signal (r 0.04)"),
     "too-hard": FlagRule("info", None, "step counts of a 270M model carry no signal (r 0.04)"),

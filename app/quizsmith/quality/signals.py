@@ -396,6 +396,7 @@ def compute_signals(
         v["q_fluency"] = lp[0].mean
     for name in SIGNALS:
         value = v.get(name)
-        if value is not None and not math.isfinite(value):
-            v[name] = None
+        # Every signal is listed; one that could not be computed (no embedder, no instruct
+        # model, a non-finite number) is None, which the overall model treats as missing.
+        v[name] = value if value is not None and math.isfinite(value) else None
     return out
