@@ -65,6 +65,17 @@ class ItemTableModel(QAbstractTableModel):
         self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
         return True
 
+    def refresh_all(self) -> None:
+        """Redraw every row (after the thresholds that colour the chips changed).
+
+        dataChanged, not a bare layoutChanged: a layoutChanged without its
+        layoutAboutToBeChanged leaves a QSortFilterProxyModel's persistent indexes (the
+        view's current row and selection) pointing at mappings it has just freed, and the
+        next use of them crashed the app (Settings -> Save with items listed, issue 19)."""
+        if self._items:
+            last = self.index(len(self._items) - 1, self.columnCount() - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
+
     def add_items(self, items: Sequence[Item]) -> None:
         if not items:
             return
@@ -130,6 +141,11 @@ class ItemTableModel(QAbstractTableModel):
             if col == self.FLAGS_COLUMN:
                 return len(item.flags)
             return self._text(item, col)
+        if role == Qt.ItemDataRole.ForegroundRole and col == self.FLAGS_COLUMN:
+            # Hints alone are grey: they do not call for a review.
+            if item.flags and all(f.severity == "info" for f in item.flags):
+                return QBrush(QColor("#777777"))
+            return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == self.FLAGS_COLUMN and item.flags:
                 return "\n".join(f"• {f.message}" for f in item.flags)
