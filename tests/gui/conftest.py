@@ -152,11 +152,11 @@ def window(qtbot: Any, bank: ItemBank, settings: Settings, sample: dict[str, int
     qtbot.addWidget(win)
     win.show()
     yield win
-    win.editor.timer.stop()
+    # pytest-qt has closed the window by now (and scheduled its deletion). Closing cancels
+    # the jobs without waiting for them; a cancelled model call finishes its current step
+    # first, so wait here for every worker.
     win.runner.cancel_all()
-    # A cancelled model call finishes its current step first; wait for every worker.
-    qtbot.waitUntil(lambda: not win.runner.running, timeout=120_000)
-    win.runner.wait(5000)
+    qtbot.waitUntil(win.runner.settled, timeout=120_000)
 
 
 @pytest.fixture(autouse=True)

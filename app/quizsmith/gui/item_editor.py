@@ -567,7 +567,10 @@ class ItemEditor(QWidget):
         if not self._is_current():
             return
         self.live_worker = None
-        self._pending = []
+        current = self.draft()
+        if current is None or jobs.content_signature(current) == self.live_signature:
+            self._pending = []
+        # else: the run scored older text; the re-score of the new text is still to come.
         self._refresh()
         if self.item is not None:
             self.live_scored.emit(copy.deepcopy(self.item))

@@ -45,11 +45,15 @@ class JobWorker(QRunnable):
         # Python owns the runnable (we keep a reference while it runs); Qt must not delete it.
         self.setAutoDelete(False)
         self.outcome: str = "pending"
+        #: Whether a pool thread has begun running it (a cancelled worker whose start was
+        #: still queued when its window closed never runs).
+        self.started = False
 
     def cancel(self) -> None:
         self.token.cancel()
 
     def run(self) -> None:
+        self.started = True
         signals = self.signals
         try:
             gen = self.job(self.token)
@@ -126,6 +130,15 @@ class JobRunner(QObject):
     def cancel_all(self) -> None:
         for worker in list(self.running.values()):
             worker.cancel()
+
+    def settled(self) -> bool:
+        """Every worker has ended, or was cancelled before it started (and so never will
+        do anything). Unlike `running`, this holds also once the runner's Qt object is gone
+        (a deleted window), whose queued bookkeeping then never arrives."""
+        return all(
+            w.outcome != "pending" or (w.token.cancelled and not w.started)
+            for w in list(self.running.values())
+        )
 
     def wait(self, msecs: int = 30000) -> bool:
         """Wait for the started workers (a worker whose start is still queued never runs
