@@ -59,7 +59,7 @@ def _loadable(soname: str) -> bool:
 def missing_system_libraries(
     environ: dict[str, str] | None = None,
     platform: str | None = None,
-    loadable: Callable[[str], bool] = _loadable,
+    loadable: Callable[[str], bool] | None = None,
 ) -> list[str]:
     """Debian/Ubuntu packages Qt's X11 plugin needs that are not installed ([] when Qt will
     not use that plugin: other systems, Wayland, or an explicit QT_QPA_PLATFORM)."""
@@ -70,7 +70,8 @@ def missing_system_libraries(
     chosen = env.get("QT_QPA_PLATFORM", "")
     if (chosen and not chosen.startswith("xcb")) or (not chosen and env.get("WAYLAND_DISPLAY")):
         return []
-    return [package for lib, package in XCB_LIBRARIES.items() if not loadable(lib)]
+    check = loadable or _loadable
+    return [package for lib, package in XCB_LIBRARIES.items() if not check(lib)]
 
 
 def build_parser() -> argparse.ArgumentParser:

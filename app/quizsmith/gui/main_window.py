@@ -239,7 +239,7 @@ class MainWindow(QMainWindow):
         )
         self._action(file_menu, "Export…", self.open_export_dialog, "Ctrl+E")
         file_menu.addSeparator()
-        self._action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
+        self._action(file_menu, "Quit", self.close, "Ctrl+Q")
         edit = self.menuBar().addMenu("&Edit")
         # They act on the text field with the focus (which also handles the keys itself).
         for text, method, key in (

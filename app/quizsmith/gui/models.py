@@ -37,11 +37,15 @@ class ItemTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._items: list[Item] = []
         self.settings = settings
+        #: The recorded reason of the latest decision, by item id (shown with the status).
+        self.reasons: dict[int, str] = {}
 
     # --- the adapter's own API --------------------------------------------------------------
-    def set_items(self, items: Sequence[Item]) -> None:
+    def set_items(self, items: Sequence[Item], reasons: dict[int, str] | None = None) -> None:
         self.beginResetModel()
         self._items = list(items)
+        if reasons is not None:
+            self.reasons = dict(reasons)
         self.endResetModel()
 
     def items(self) -> list[Item]:
@@ -134,6 +138,8 @@ class ItemTableModel(QAbstractTableModel):
                 return -1.0 if value is None else float(value)
             return None
         if role == Qt.ItemDataRole.DisplayRole:
+            if col == 2 and item.status != "draft" and self.reasons.get(item.id or 0):
+                return f"{item.status}: {self.reasons[item.id or 0]}"
             return self._text(item, col)
         if role == SortRole:
             if col == 0:
@@ -151,6 +157,8 @@ class ItemTableModel(QAbstractTableModel):
                 return "\n".join(f"• {f.message}" for f in item.flags)
             if col in (3, 4):
                 return self._text(item, col)
+            if col == 2 and self.reasons.get(item.id or 0):
+                return f"{item.status}: {self.reasons[item.id or 0]}"
         return None
 
     @classmethod

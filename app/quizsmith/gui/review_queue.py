@@ -29,7 +29,6 @@ from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.models import ItemTableModel, setup_item_view
 from quizsmith.gui.scores import (
     SEVERITY_WEIGHT,
-    accept_estimates,
     has_warning,
     overall_value,
     review_order,
@@ -87,9 +86,9 @@ def queue_job(bank: ItemBank) -> JobFactory:
         yield Progress("Loading the review queue", 0, 1)
         items = bank.search(status=list(OPEN_STATUSES), limit=QUEUE_LIMIT)
         token.raise_if_cancelled()
-        # The model's estimate only for items without a stored overall score.
-        estimates = accept_estimates([i for i in items if overall_value(i) is None])
-        return review_order(items, estimates), estimates
+        # The stored "overall" scores order it. Not the overall model run here: loading it
+        # took 70 s on two busy cores, a queue stuck at "Loading…" for a minute.
+        return review_order(items), {}
 
     return job
 
