@@ -226,6 +226,8 @@ def close_during_job_once(threads: int, close_after_s: float) -> dict[str, Any]:
         if worker is None:
             raise SystemExit("generation did not start")
         worker.signals.progress.connect(lambda e: steps.append(e.message))
+        batches: list[Any] = []
+        worker.signals.finished.connect(batches.append)
         wait_for(app, lambda: len(steps) >= 2 or worker.outcome != "pending", 600)
         deadline = time.monotonic() + close_after_s
         wait_for(app, lambda: time.monotonic() >= deadline, close_after_s + 5)
@@ -247,7 +249,11 @@ def close_during_job_once(threads: int, close_after_s: float) -> dict[str, Any]:
         "close_s": close_s,
         "window_visible_after_close": visible,
         "job_end_after_close_s": job_end_s,
-        "outcome": worker.outcome,
+        # A cancel between two steps ends the worker ("cancelled"); one during a model call
+        # ends the generation early with what it finished ("finished", marked cancelled).
+        "outcome": "cancelled"
+        if worker.outcome == "cancelled" or (batches and getattr(batches[0], "cancelled", False))
+        else worker.outcome,
         "items_kept": kept,
         "bank_problems": problems,
     }
