@@ -255,3 +255,30 @@ def test_a_missing_qt_library_is_named_with_its_package(
     assert app.run(tmp_path / "bank.sqlite") == app.MISSING_LIBRARY_EXIT
     err = capsys.readouterr().err
     assert "apt-get install libxcb-cursor0" in err and "Traceback" not in err
+
+
+def test_a_quiz_keeps_the_order_the_items_were_written(
+    window: Any, qtbot: Any, bank: ItemBank, sample: dict[str, int]
+) -> None:
+    browser = window.browser
+    with qtbot.waitSignal(browser.refreshed, timeout=60_000):
+        window.tabs.setCurrentWidget(browser)
+    browser.view.selectAll()  # the list shows the newest first
+    browser.quiz_target.setEditText("Week 1")
+    browser.add_quiz_button.click()
+    quiz = next(q for q in bank.quizzes() if q.name == "Week 1")
+    assert quiz.item_ids == sorted(quiz.item_ids) and len(quiz.item_ids) == 4
+
+
+def test_an_mcq_with_one_distractor_is_flagged_in_the_editor(
+    window: Any, qtbot: Any, sample: dict[str, int]
+) -> None:
+    editor = window.editor
+    select_item(window, qtbot, sample["good"])
+    editor.timer.stop()
+    editor.distractor_edit.setPlainText("In the nucleus")
+    assert editor.draft() is not None  # still scored and saved ...
+    assert "only one distractor" in editor.problems.text()  # ... with a warning
+    editor.distractor_edit.setPlainText("In the nucleus\nIn the vacuole")
+    assert editor.draft() is not None and editor.problems.text() == ""
+    editor.timer.stop()

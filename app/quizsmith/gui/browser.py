@@ -241,7 +241,9 @@ class BankBrowser(QWidget):
         if not name:
             show_error(self, "No quiz is chosen.", "Pick a quiz or type a new quiz's name.")
             return
-        self.add_to_quiz(name, ids)
+        # In the order the items were written (the list shows the newest first, and a quiz
+        # built in that order came out reversed).
+        self.add_to_quiz(name, sorted(ids))
 
     def add_to_quiz(self, name: str, ids: list[int]) -> int | None:
         """Add items to the quiz with this name, creating it if needed; returns its id."""

@@ -479,7 +479,13 @@ class ItemEditor(QWidget):
         found = draft.problems()
         if kind == "tf" and key not in TF_ANSWERS:
             found.append("A true/false item's answer must be True or False.")
-        self.problems.setText(" ".join(found))
+        if not found and kind == "mcq" and len(distractors) < 2:
+            # Scored anyway, but said: with one distractor a guess is right half the time.
+            self.problems.setText(
+                "Warning: only one distractor, so a guess is right half the time; add two or three."
+            )
+        else:
+            self.problems.setText(" ".join(found))
         return None if found else draft
 
     def item_type(self) -> str:
