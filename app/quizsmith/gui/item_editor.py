@@ -191,6 +191,9 @@ class ItemEditor(QWidget):
         # Shown by name, stored by code ("mcq" meant nothing to the teachers who tried it).
         for kind in ITEM_TYPES:
             self.type_box.addItem(TYPE_LABELS.get(kind, kind), kind)
+        # Wide enough for the longest name: beside Difficulty it was cut ("Multiple choic").
+        longest = max(TYPE_LABELS.values(), key=len)
+        self.type_box.setMinimumWidth(self.type_box.fontMetrics().horizontalAdvance(longest) + 40)
         self.difficulty_box = QComboBox()
         self.difficulty_box.addItems(["", *DIFFICULTIES])
         self.stem_edit = QPlainTextEdit()
