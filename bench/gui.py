@@ -226,8 +226,6 @@ def close_during_job_once(threads: int, close_after_s: float) -> dict[str, Any]:
         if worker is None:
             raise SystemExit("generation did not start")
         worker.signals.progress.connect(lambda e: steps.append(e.message))
-        batches: list[Any] = []
-        worker.signals.finished.connect(batches.append)
         wait_for(app, lambda: len(steps) >= 2 or worker.outcome != "pending", 600)
         deadline = time.monotonic() + close_after_s
         wait_for(app, lambda: time.monotonic() >= deadline, close_after_s + 5)
@@ -240,6 +238,8 @@ def close_during_job_once(threads: int, close_after_s: float) -> dict[str, Any]:
         wait_for(app, lambda: worker.outcome != "pending", 600)
         job_end_s = time.perf_counter() - started
         window.runner.wait(60_000)
+        wait_for(app, lambda: bool(panel.note.text()), 10)
+        note = panel.note.text()
         problems = bank.integrity_problems()
         kept = len(window.items_of_passage(panel.passage.id if panel.passage else None))
         bank.close()
@@ -251,9 +251,11 @@ def close_during_job_once(threads: int, close_after_s: float) -> dict[str, Any]:
         "job_end_after_close_s": job_end_s,
         # A cancel between two steps ends the worker ("cancelled"); one during a model call
         # ends the generation early with what it finished ("finished", marked cancelled).
+        # (the window's note then says "Cancelled, N item(s) kept.").
         "outcome": "cancelled"
-        if worker.outcome == "cancelled" or (batches and getattr(batches[0], "cancelled", False))
+        if worker.outcome == "cancelled" or note.startswith("Cancelled")
         else worker.outcome,
+        "note": note,
         "items_kept": kept,
         "bank_problems": problems,
     }
