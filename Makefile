@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# What Qt's X11 platform plugin needs on Debian/Ubuntu (listed in the README too).
+QT_SYSTEM_PACKAGES := libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 \
+	libxcb-shape0 libxcb-xinerama0 libegl1 libgl1 libfontconfig1 libdbus-1-3
 
 .PHONY: install run demo test lint bench clean package
 
@@ -20,9 +23,15 @@ install: $(STAMP)
 
 # Starts the desktop app. `quizsmith gui` exits with status 3 when there is no display
 # (gui/app.py NO_DISPLAY_EXIT); the headless demo then runs instead. Other statuses pass on.
+# Status 4: a system library Qt needs is missing (the app printed which); 134: Qt aborted.
 run: install
 	$(BIN)/quizsmith gui; rc=$$?; \
-	if [ $$rc -eq 3 ]; then $(BIN)/quizsmith demo; else exit $$rc; fi
+	if [ $$rc -eq 3 ]; then $(BIN)/quizsmith demo; \
+	elif [ $$rc -eq 4 ] || [ $$rc -eq 134 ]; then \
+	  echo "The desktop app could not start: Qt is missing system libraries. On Debian/Ubuntu:" >&2; \
+	  echo "  sudo apt-get install $(QT_SYSTEM_PACKAGES)" >&2; \
+	  echo "then run 'make run' again (or 'make demo' for the headless demo)." >&2; exit $$rc; \
+	else exit $$rc; fi
 
 demo: install
 	$(BIN)/quizsmith demo

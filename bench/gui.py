@@ -13,8 +13,14 @@
    thread throughout; each tick's lateness (time since the previous tick minus 10 ms) is
    recorded; p50, p99 and max are reported. The models are not loaded beforehand, so
    loading them is part of what is measured.
+3. Closing during a job (issue 19: the window froze 10-14 s): the window starts a real
+   generation; once a model is at work (--close-after seconds after the first step) the
+   window is closed. Measured: how long `close()` takes until the window is gone (target:
+   under 1 s), how long the job then takes to end, its outcome (it must be cancelled, not
+   failed), and the bank's integrity check afterwards. --close-runs runs.
 
     .venv/bin/python bench/gui.py [--launches 5] [--n 5] [--candidates 3] [--threads 0]
+                                  [--close-runs 3] [--close-after 3] [--only close]
 
 Results in bench/results/gui.*.
 """
@@ -38,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAUNCH_TARGET_S = 3.0
 P99_TARGET_MS = 50.0
 TICK_MS = 10
+CLOSE_TARGET_S = 1.0
 
 
 def launch_once(timeout_s: float = 120.0) -> dict[str, Any]:
@@ -191,14 +198,92 @@ def latency_run(n: int, candidates: int, threads: int) -> dict[str, Any]:
     }
 
 
+def close_during_job_once(threads: int, close_after_s: float) -> dict[str, Any]:
+    from PySide6.QtWidgets import QApplication
+
+    from quizsmith import paths
+    from quizsmith.bank.store import ItemBank
+    from quizsmith.gui.main_window import MainWindow
+    from quizsmith.settings import Settings
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    text = (paths.resources_dir() / "sample_passage.txt").read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="quizsmith-bench-") as tmp:
+        os.environ["QUIZSMITH_CONFIG_DIR"] = str(Path(tmp) / "config")
+        os.environ["QUIZSMITH_DATA_DIR"] = str(Path(tmp) / "data")
+        bank = ItemBank(Path(tmp) / "bank.sqlite")
+        window = MainWindow(bank, Settings(n_threads=threads))
+        window.show()
+        app.processEvents()
+        window.new_passage()
+        panel = window.passage_panel
+        panel.text_edit.setPlainText(text)
+        panel.count_box.setValue(3)
+        panel.candidates_box.setValue(2)
+        panel.rank_check.setChecked(True)
+        steps: list[str] = []
+        worker = window.generate()
+        if worker is None:
+            raise SystemExit("generation did not start")
+        worker.signals.progress.connect(lambda e: steps.append(e.message))
+        wait_for(app, lambda: len(steps) >= 2 or worker.outcome != "pending", 600)
+        deadline = time.monotonic() + close_after_s
+        wait_for(app, lambda: time.monotonic() >= deadline, close_after_s + 5)
+        busy_when_closed = worker.outcome == "pending"
+        started = time.perf_counter()
+        window.close()
+        app.processEvents()
+        close_s = time.perf_counter() - started
+        visible = window.isVisible()
+        wait_for(app, lambda: worker.outcome != "pending", 600)
+        job_end_s = time.perf_counter() - started
+        window.runner.wait(60_000)
+        wait_for(app, lambda: bool(panel.note.text()), 10)
+        note = panel.note.text()
+        problems = bank.integrity_problems()
+        kept = len(window.items_of_passage(panel.passage.id if panel.passage else None))
+        bank.close()
+    return {
+        "busy_when_closed": busy_when_closed,
+        "last_step": steps[-1] if steps else "",
+        "close_s": close_s,
+        "window_visible_after_close": visible,
+        "job_end_after_close_s": job_end_s,
+        # A cancel between two steps ends the worker ("cancelled"); one during a model call
+        # ends the generation early with what it finished ("finished", marked cancelled).
+        # (the window's note then says "Cancelled, N item(s) kept.").
+        "outcome": "cancelled"
+        if worker.outcome == "cancelled" or note.startswith("Cancelled")
+        else worker.outcome,
+        "note": note,
+        "items_kept": kept,
+        "bank_problems": problems,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=5)
     parser.add_argument("--n", type=int, default=5, help="items to generate")
     parser.add_argument("--candidates", type=int, default=3, help="candidates per fact")
     parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads (0: cores)")
+    parser.add_argument("--close-runs", type=int, default=3, help="close-during-job runs")
+    parser.add_argument(
+        "--close-after", type=float, default=3.0, help="seconds of model work before closing"
+    )
+    parser.add_argument(
+        "--only", choices=("close",), help="run only this part (results go to gui-close.*)"
+    )
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    closes = []
+    for k in range(args.close_runs):
+        closes.append(close_during_job_once(args.threads, args.close_after))
+        print(f"close {k + 1}: {json.dumps(closes[-1])}", flush=True)
+    if args.only == "close":
+        write_close_results(closes, args)
+        return
 
     launches = []
     for k in range(args.launches):
@@ -220,7 +305,12 @@ def main() -> None:
         "launches": launches,
         "launch_median_s": launch_median,
         "latency": latency,
-        "targets": {"launch_s": LAUNCH_TARGET_S, "p99_ms": P99_TARGET_MS},
+        "close_during_job": closes,
+        "targets": {
+            "launch_s": LAUNCH_TARGET_S,
+            "p99_ms": P99_TARGET_MS,
+            "close_s": CLOSE_TARGET_S,
+        },
     }
     models = sorted({r["models"] for r in launches})
     seconds = [r["seconds"] for r in launches]
@@ -245,9 +335,60 @@ def main() -> None:
         f"fact, ranked; {latency['generation_s']:.0f} s, models loaded cold) and scored them "
         f"with the live metrics ({latency['scoring_s']:.0f} s).",
         "",
+        *close_table(closes),
     ]
     text = "\n".join(md)
     write_results("gui", data, text)
+    print(text)
+
+
+def close_table(closes: list[dict[str, Any]]) -> list[str]:
+    if not closes:
+        return []
+    worst = max(r["close_s"] for r in closes)
+    rows = [
+        f"Closing the window while a generation runs ({len(closes)} run(s)): the window is "
+        f"gone after at most {worst:.3f} s (target < {CLOSE_TARGET_S:.0f} s); the job then "
+        "ends in the background.",
+        "",
+        "| run | model at work | close (s) | job ended after (s) | outcome | items kept | "
+        "bank check |",
+        "| ---: | --- | ---: | ---: | --- | ---: | --- |",
+    ]
+    for k, r in enumerate(closes, 1):
+        rows.append(
+            f"| {k} | {'yes' if r['busy_when_closed'] else 'no (job over)'} | "
+            f"{r['close_s']:.3f} | {r['job_end_after_close_s']:.1f} | {r['outcome']} | "
+            f"{r['items_kept']} | {'ok' if not r['bank_problems'] else r['bank_problems']} |"
+        )
+    rows.append("")
+    return rows
+
+
+def write_close_results(closes: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    info = machine()
+    command = (
+        f".venv/bin/python bench/gui.py --only close --close-runs {args.close_runs} "
+        f"--close-after {args.close_after} --threads {args.threads}"
+    )
+    data = {
+        "machine": info,
+        "command": command,
+        "revision": git_revision(),
+        "close_during_job": closes,
+        "targets": {"close_s": CLOSE_TARGET_S},
+    }
+    text = "\n".join(
+        [
+            "## Desktop app: closing during a job (`bench/gui.py --only close`)",
+            "",
+            f"Command: `{command}` at revision {data['revision']}, {info['date']}; "
+            f"{info['cpu']}, {info['logical_cpus']} logical CPUs; Qt offscreen.",
+            "",
+            *close_table(closes),
+        ]
+    )
+    write_results("gui-close", data, text)
     print(text)
 
 

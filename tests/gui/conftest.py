@@ -7,6 +7,7 @@ one re-score" depend on machine load. test_live_models.py runs the real NACo onc
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -152,11 +153,11 @@ def window(qtbot: Any, bank: ItemBank, settings: Settings, sample: dict[str, int
     qtbot.addWidget(win)
     win.show()
     yield win
-    win.editor.timer.stop()
+    # pytest-qt has closed the window by now (and scheduled its deletion). Closing cancels
+    # the jobs without waiting for them; a cancelled model call finishes its current step
+    # first, so wait here for every worker.
     win.runner.cancel_all()
-    # A cancelled model call finishes its current step first; wait for every worker.
-    qtbot.waitUntil(lambda: not win.runner.running, timeout=120_000)
-    win.runner.wait(5000)
+    qtbot.waitUntil(win.runner.settled, timeout=120_000)
 
 
 @pytest.fixture(autouse=True)
@@ -167,5 +168,7 @@ def fresh_messages() -> Iterator[None]:
     messages.shown.clear()
     yield
     for box in list(messages.shown):
-        box.close()
+        # A box whose parent (a dialog the test made) is already deleted went with it.
+        with contextlib.suppress(RuntimeError):
+            box.close()
     messages.shown.clear()

@@ -75,6 +75,15 @@ def test_generate_can_be_cancelled(window: Any, qtbot: Any, bank: ItemBank) -> N
     assert worker.outcome in ("cancelled", "finished")
     # Whatever finished before the cancel is in the bank; nothing half-written.
     assert bank.integrity_problems() == []
+    # The teacher is told it was cancelled, not "Generated 0 item(s)" (issue 19).
+    kept = len(window.items_of_passage(window.passage_panel_id()))
+    qtbot.waitUntil(lambda: "Cancelled" in window.passage_panel.note.text(), timeout=60_000)
+    note = window.passage_panel.note.text()
+    assert note == (
+        f"Cancelled, {kept} item{'s' if kept != 1 else ''} kept."
+        if kept
+        else "Cancelled; no item was finished."
+    )
 
 
 def test_open_passage_file_adds_it(window: Any, qtbot: Any, bank: ItemBank, tmp_path: Path) -> None:

@@ -33,8 +33,9 @@ def test_review_queue_orders_worst_first(
     queue = ReviewQueue(bank, settings)
     qtbot.addWidget(queue)
     refresh(qtbot, queue)
-    # Unflagged items are not in the queue; an error outranks a warning outranks info.
-    assert queue_ids(queue) == [sample["error"], sample["warning"], sample["alt"]]
+    # Every undecided item is listed, unflagged ones too (issue 19); warnings first (an
+    # error before a warning when neither has an overall); a hint alone does not count.
+    assert queue_ids(queue) == [sample["error"], sample["warning"], sample["alt"], sample["good"]]
     assert queue.current_item().id == sample["error"]
     assert "Not a question." in queue.reasons.text()
 
@@ -62,7 +63,7 @@ def test_one_key_accept_and_reject(
     assert queue.current_item().id == sample["warning"]
     qtbot.keyClick(queue.view, Qt.Key.Key_A)
     assert bank.get_item(sample["warning"]).status == "accepted"
-    assert queue_ids(queue) == [sample["alt"]]
+    assert queue_ids(queue) == [sample["alt"], sample["good"]]
 
 
 def test_replace_with_alternative(

@@ -1,4 +1,4 @@
-"""The screenshot tool writes its three pictures (without model scores: those take minutes;
+"""The screenshot tool writes its four pictures (without model scores: those take minutes;
 docs/screenshots/make_screenshots.sh takes the real ones)."""
 
 from __future__ import annotations
@@ -20,3 +20,4 @@ def test_screenshots_are_written(qtbot: Any, tmp_path: Path) -> None:
     # The editor alone, taken tall enough for NACo's reasoning and KDA's table.
     editor = sizes["item-editor-evidence.png"]
     assert editor.width() < 1440 and editor.height() > 900
+    assert sizes["help-guide.png"].width() == 760

@@ -196,19 +196,31 @@ def test_unsaved_edits_are_autosaved_and_restored(sessions: Sessions, qtbot: Any
     assert not win.editor.dirty
 
 
-def test_a_valid_edit_is_saved_on_close_and_a_kept_draft_survives_a_crash(
+def test_a_valid_edit_is_kept_as_a_draft_on_close_and_a_kept_draft_survives_a_crash(
     sessions: Sessions, qtbot: Any
 ) -> None:
     win = sessions.start()
     first, second = (win.passage_items.item_at(r).id for r in (0, 1))
     select_item(win, qtbot, first)
+    assert sessions.bank is not None
+    sessions.bank.review(first, "accept")
+    saved = sessions.bank.get_item(first)
     win.editor.stem_edit.setPlainText("Where in the cell do plants make sugar?")
     sessions.stop()
     win = sessions.start()
     bank = sessions.bank
     assert bank is not None
-    assert bank.get_item(first).stem == "Where in the cell do plants make sugar?"
-    assert not win.editor.dirty
+    # Closing wrote the edit into the accepted item once, under its old scores (issue 19):
+    # an edit stays a draft until Save.
+    stored = bank.get_item(first)
+    assert stored.stem == saved.stem and stored.status == "accepted"
+    assert stored.scores.keys() == saved.scores.keys()
+    draft = bank.get_draft(first)
+    assert draft is not None and draft[0]["stem"] == "Where in the cell do plants make sugar?"
+    assert win.editor.item is not None and win.editor.item.id == first
+    assert win.editor.dirty
+    assert win.editor.stem_edit.toPlainText() == "Where in the cell do plants make sugar?"
+    win.editor.discard()
 
     select_item(win, qtbot, second)
     stored = bank.get_item(second)

@@ -456,6 +456,13 @@ class ItemBank:
         with self.reading() as conn:
             return records.load_reviews(conn, [item_id])[item_id]
 
+    def last_reviews(self, item_ids: Sequence[int]) -> dict[int, Review]:
+        """The latest decision on each item that has one (one query; for lists that show
+        why an item was rejected)."""
+        with self.reading() as conn:
+            found = records.load_reviews(conn, list(item_ids))
+        return {item_id: reviews[-1] for item_id, reviews in found.items() if reviews}
+
     # --- editor drafts ------------------------------------------------------------------
 
     def save_draft(self, item_id: int, fields: Mapping[str, object]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 NO_DISPLAY_EXIT = 3
@@ -33,6 +33,47 @@ def display_problem(environ: dict[str, str] | None = None, platform: str | None 
     )
 
 
+#: Exit status when a system library Qt's X11 plugin needs is missing (see `make run`).
+MISSING_LIBRARY_EXIT = 4
+#: Libraries Qt's xcb platform plugin loads (soname -> Debian/Ubuntu package). Qt aborts
+#: (status 134) without them, after a message only developers understand.
+XCB_LIBRARIES = {
+    "libxcb-cursor.so.0": "libxcb-cursor0",
+    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
+    "libxcb-icccm.so.4": "libxcb-icccm4",
+    "libxcb-keysyms.so.1": "libxcb-keysyms1",
+}
+
+
+def _loadable(soname: str) -> bool:
+    """Whether the dynamic loader finds the library (its real search path, as Qt's)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(soname)
+    except OSError:
+        return False
+    return True
+
+
+def missing_system_libraries(
+    environ: dict[str, str] | None = None,
+    platform: str | None = None,
+    loadable: Callable[[str], bool] | None = None,
+) -> list[str]:
+    """Debian/Ubuntu packages Qt's X11 plugin needs that are not installed ([] when Qt will
+    not use that plugin: other systems, Wayland, or an explicit QT_QPA_PLATFORM)."""
+    env = os.environ if environ is None else environ
+    plat = sys.platform if platform is None else platform
+    if not plat.startswith("linux"):
+        return []
+    chosen = env.get("QT_QPA_PLATFORM", "")
+    if (chosen and not chosen.startswith("xcb")) or (not chosen and env.get("WAYLAND_DISPLAY")):
+        return []
+    check = loadable or _loadable
+    return [package for lib, package in XCB_LIBRARIES.items() if not check(lib)]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="quizsmith gui", description="The Quizsmith desktop app")
     parser.add_argument("bank", nargs="?", help="the item bank file (default: your last bank)")
@@ -49,6 +90,15 @@ def run(bank_file: Path | None = None) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return NO_DISPLAY_EXIT
+    missing = missing_system_libraries()
+    if missing:
+        print(
+            "The desktop app cannot start: Qt needs system libraries that are not "
+            f"installed. On Debian/Ubuntu: sudo apt-get install {' '.join(missing)} "
+            "(see the README for the full list). `quizsmith demo` runs without them.",
+            file=sys.stderr,
+        )
+        return MISSING_LIBRARY_EXIT
     from PySide6.QtWidgets import QApplication
 
     from quizsmith import settings as settings_mod
@@ -80,6 +130,11 @@ def run(bank_file: Path | None = None) -> int:
     prefs.set_bank_path(bank.path)
     window = MainWindow(bank, settings)
     window.show()
+    if prefs.first_run():
+        from PySide6.QtCore import QTimer
+
+        prefs.set_guide_seen()
+        QTimer.singleShot(0, lambda: window.open_help("start"))
     if os.environ.get(REPORT_READY_ENV) == "1":
         from PySide6.QtCore import QTimer
 

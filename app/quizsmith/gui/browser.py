@@ -66,6 +66,7 @@ class BankBrowser(QWidget):
         self.view = QTableView()
         self.view.setModel(self.proxy)
         setup_item_view(self.view)
+        self.view.setColumnWidth(2, 170)  # the status with the reason for the decision
         self.view.setSortingEnabled(True)
         self.view.sortByColumn(0, Qt.SortOrder.DescendingOrder)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -172,7 +173,9 @@ class BankBrowser(QWidget):
         quiz_id = self.quiz_box.currentData()
         text = self.search_edit.text().strip()
 
-        def job(token: CancelToken) -> Generator[Progress, None, list[Item]]:
+        def job(
+            token: CancelToken,
+        ) -> Generator[Progress, None, tuple[list[Item], dict[int, str]]]:
             yield Progress("Searching the bank", 0, 1)
             items = bank.search(
                 text, status=status, subject=subject, tag=tag, flagged=flagged, limit=LIMIT
@@ -181,7 +184,9 @@ class BankBrowser(QWidget):
                 order = bank.get_quiz(int(quiz_id)).item_ids
                 by_id = {i.id: i for i in items}
                 items = [by_id[i] for i in order if i in by_id]
-            return items
+            decided = [int(i.id) for i in items if i.id is not None and i.status != "draft"]
+            reasons = {k: r.reason for k, r in bank.last_reviews(decided).items() if r.reason}
+            return items, reasons
 
         worker = self.runner.start(job)
         self._query = worker
@@ -194,11 +199,12 @@ class BankBrowser(QWidget):
             self._query = None
             show_error(self, message, fix)
 
-    def _loaded(self, items: list[Item]) -> None:
+    def _loaded(self, outcome: tuple[list[Item], dict[int, str]]) -> None:
         if self._query is None or self.sender() is not self._query.signals:
             return  # a newer search is on its way
         self._query = None
-        self.model.set_items(items)
+        items, reasons = outcome
+        self.model.set_items(items, reasons)
         self.count_label.setText(
             f"{len(items)} item(s)" + (f" (first {LIMIT})" if len(items) >= LIMIT else "")
         )
@@ -235,7 +241,9 @@ class BankBrowser(QWidget):
         if not name:
             show_error(self, "No quiz is chosen.", "Pick a quiz or type a new quiz's name.")
             return
-        self.add_to_quiz(name, ids)
+        # In the order the items were written (the list shows the newest first, and a quiz
+        # built in that order came out reversed).
+        self.add_to_quiz(name, sorted(ids))
 
     def add_to_quiz(self, name: str, ids: list[int]) -> int | None:
         """Add items to the quiz with this name, creating it if needed; returns its id."""
@@ -258,7 +266,8 @@ class BankBrowser(QWidget):
         try:
             with self.bank.transaction():
                 for item_id in ids:
-                    self.bank.review(item_id, decision, "set in the bank browser")
+                    # A note, not a reason: the browser shows the reason beside the status.
+                    self.bank.review(item_id, decision, note="set in the bank browser")
         except QuizsmithError as exc:
             show_exception(self, exc)
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from PySide6.QtWidgets import (
@@ -27,6 +28,12 @@ def histogram(values: Sequence[float], bins: int = BINS) -> list[int]:
     for v in values:
         counts[min(bins - 1, max(0, int(v * bins)))] += 1
     return counts
+
+
+def count_tick_step(largest: int, ticks: int = 8) -> int:
+    """A whole-number spacing for the count axis: items come in whole numbers, and the
+    default spacing labelled 0.5 and 1.5 items."""
+    return max(1, math.ceil(largest / ticks))
 
 
 def metric_values(items: Sequence[Item], metric: str) -> list[float]:
@@ -65,6 +72,7 @@ class ChartDialog(QDialog):
         self.plot.setLabel("left", "items")
         self.plot.setXRange(0, 1)
         self.counts: list[int] = []
+        self.tick_step = 1
         row = QHBoxLayout()
         row.addWidget(self.metric_box)
         row.addWidget(self.scope_box)
@@ -103,6 +111,11 @@ class ChartDialog(QDialog):
             brush="#4c78a8",
         )
         self.plot.addItem(bars)
+        largest = max(self.counts, default=0)
+        self.tick_step = count_tick_step(largest)
+        axis = self.plot.getAxis("left")
+        axis.setTickSpacing(self.tick_step, self.tick_step)
+        self.plot.setYRange(0, max(1, largest), padding=0.05)
         mean = sum(values) / len(values) if values else None
         self.summary.setText(
             f"{len(values)} of {len(items)} item(s) scored"

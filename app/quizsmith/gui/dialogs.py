@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QTabWidget,
@@ -234,6 +235,8 @@ class ExportDialog(QDialog):
         self.progress = ProgressPanel()
         self.export_button = QPushButton("Export")
         self.last_result: Any = None
+        #: The "replace the file?" question while it is open.
+        self.overwrite_box: QMessageBox | None = None
         form = QFormLayout()
         form.addRow("Format", self.format_box)
         form.addRow("Items", self.selection)
@@ -277,20 +280,58 @@ class ExportDialog(QDialog):
             self.path_edit.setText(str(Path(text).with_suffix(ext)))
 
     def _browse(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Export to", self.path_edit.text())
+        # Export itself asks before replacing a file (also for a typed name): ask once.
+        name, _ = QFileDialog.getSaveFileName(
+            self,
+            "Export to",
+            self.path_edit.text(),
+            options=QFileDialog.Option.DontConfirmOverwrite,
+        )
         if name:
             self.path_edit.setText(name)
 
     def export(self) -> JobWorker | None:
+        """Export to the chosen file; an existing file is replaced only after the teacher
+        says so (returns None while the question is open)."""
         path_text = self.path_edit.text().strip()
         if not path_text:
             show_error(self, "No destination file is given.", "Choose where to save the export.")
             return None
+        path = Path(path_text).expanduser()
+        if path.exists():
+            self.ask_overwrite(path)
+            return None
+        return self.start_export(path)
+
+    def ask_overwrite(self, path: Path) -> QMessageBox:
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Replace the file?")
+        box.setText(f"{path.name} already exists in {path.parent}.")
+        box.setInformativeText(
+            "Replace it with this export? Its current content is lost. Choose Cancel to "
+            "pick another name."
+        )
+        replace = box.addButton("Replace", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        self.overwrite_box = box
+
+        def answered(_result: int) -> None:
+            self.overwrite_box = None
+            if box.clickedButton() is replace:
+                self.start_export(path)
+
+        box.finished.connect(answered)
+        box.open()
+        return box
+
+    def start_export(self, path: Path) -> JobWorker:
         kind, value = self.selection.choice()
         quiz = value if kind == "quiz" else None
         status = value if kind == "status" else None
         name = str(self.format_box.currentData())
-        worker = self.runner.start(export_job(self.bank, name, Path(path_text), quiz, status))
+        worker = self.runner.start(export_job(self.bank, name, path, quiz, status))
         self.progress.attach(worker, "Exporting")
         self.export_button.setEnabled(False)
         worker.signals.finished.connect(self._exported)
@@ -306,8 +347,21 @@ class ExportDialog(QDialog):
                 str(s) for s in result.skipped[:5]
             )
         self.status.setText(text)
-        if self.open_check.isChecked():
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(result.path)))
+        if self.open_check.isChecked() and not QDesktopServices.openUrl(
+            QUrl.fromLocalFile(str(result.path))
+        ):
+            note = (
+                f"The file is saved, but no program to open {Path(result.path).suffix or 'it'}"
+                " files was found here."
+            )
+            self.status.setText(f"{text} {note}")
+            show_error(
+                self,
+                note,
+                f"Open {result.path} from your file manager, or install a program for this "
+                "kind of file (e.g. LibreOffice for Word files).",
+                "Could not open the file",
+            )
 
 
 # --- settings -------------------------------------------------------------------------------
@@ -319,6 +373,67 @@ THRESHOLDS: dict[str, tuple[str, ...]] = {
     "mirror": ("flag_at_or_below",),
     "mre": ("flag_below",),
 }
+
+
+#: Teacher-facing names of the model roles (settings.toml keeps the short ones).
+ROLE_LABELS = {
+    "generator": "Question writer",
+    "qa": "Question answerer (NACo, EXAM)",
+    "embeddings": "Similarity model (embeddings)",
+    "paraphraser": "Paraphraser (MRE)",
+    "solvers": "KDA students (several)",
+    "judges": "MIRROR reviewers (several)",
+}
+#: Teacher-facing names of the thresholds, with what each one does.
+THRESHOLD_LABELS: dict[tuple[str, str], tuple[str, str]] = {
+    ("naco", "answer_threshold"): (
+        "NACo: warn when the model's answer matches the key less than",
+        "Word overlap (0-1) between the model's answer and your key below which the item "
+        "is flagged 'the model's answer differs from the key'.",
+    ),
+    ("naco", "complexity_threshold"): (
+        "NACo: hint when the complexity match is below",
+        "How close (0-1) the number of reasoning steps is to the expected number before "
+        "the hint 'too easy / too hard' appears.",
+    ),
+    ("kda", "weak_below"): (
+        "KDA: warn that knowing the fact does not help below",
+        "Items under this KDA are flagged weak and shown red (the paper: reviewers agree "
+        "items under 0.3 are bad).",
+    ),
+    ("kda", "good_from"): (
+        "KDA: green from",
+        "Items from this KDA on are shown green (the paper: 82% of items at 0.8 or more "
+        "were accepted by teachers).",
+    ),
+    ("kda", "two_correct_share"): (
+        "KDA: warn 'two options may be correct' when this share of students picks a "
+        "distractor with the fact",
+        "Share (0-1) of the model students who still choose the same wrong option when "
+        "they are given the fact.",
+    ),
+    ("kda", "never_chosen_below"): (
+        "KDA: hint 'distractor never chosen' below this probability",
+        "A distractor no model student picks, with a mean probability under this, is "
+        "reported as not doing its job.",
+    ),
+    ("mirror", "flag_at_or_below"): (
+        "MIRROR: warn when a criterion is rated at or below (1-5)",
+        "Grammar, appropriateness, relevance, novelty and complexity are rated 1-5.",
+    ),
+    ("mre", "flag_below"): (
+        "MRE: hint when the wording is further from the reference than (off = never)",
+        "Only for items with a reference question.",
+    ),
+}
+#: The fix the core gives for an unusable keyring names a developer setting; the teacher
+#: gets this instead.
+NO_KEYRING_TEXT = (
+    "This computer has no unlocked password store (keyring) that Quizsmith can keep the key "
+    "in. Unlock or install one (GNOME Keyring or KWallet on Linux, Keychain on macOS, "
+    "Credential Locker on Windows) and press Store key again. Until then, the key can be "
+    "given in the environment variable {env} when Quizsmith starts."
+)
 
 
 def connection_test_job(endpoint: Endpoint) -> jobs.JobFactory:
@@ -378,12 +493,13 @@ class SettingsDialog(QDialog):
             box.addItems(choices)
             box.setCurrentText(self.settings.role(role))
             self.role_boxes[role] = box
-            form.addRow(role, box)
+            box.setToolTip(f"settings.toml role: {role}")
+            form.addRow(ROLE_LABELS.get(role, role), box)
         for role in settings_mod.MULTI_ROLES:
             edit = QLineEdit(", ".join(self.settings.role_list(role)))
-            edit.setToolTip("Several models, separated by commas")
+            edit.setToolTip(f"Several models, separated by commas (settings.toml role: {role})")
             self.list_edits[role] = edit
-            form.addRow(f"{role} (list)", edit)
+            form.addRow(ROLE_LABELS.get(role, role), edit)
         self.dirs_edit = QLineEdit(", ".join(self.settings.model_dirs))
         self.dirs_edit.setPlaceholderText("Folders with your own .gguf files")
         form.addRow("Model folders", self.dirs_edit)
@@ -505,7 +621,14 @@ class SettingsDialog(QDialog):
         try:
             secrets.set_api_key(name, key)
         except QuizsmithError as exc:
-            show_exception(self, exc)
+            if "keyring" in exc.fix.lower():
+                show_error(
+                    self,
+                    "The API key could not be stored.",
+                    NO_KEYRING_TEXT.format(env=secrets.env_var_for(name)),
+                )
+            else:
+                show_exception(self, exc)
             return
         if not self.ep_key_name.text().strip():
             self.ep_key_name.setText(name)
@@ -519,10 +642,19 @@ class SettingsDialog(QDialog):
         worker = self.runner.start(connection_test_job(ep))
         self.test_progress.attach(worker, "Testing the connection")
         worker.signals.finished.connect(self.test_result.setText)
-        worker.signals.failed.connect(
-            lambda m, f: self.test_result.setText(f"Failed: {m} {f}".strip())
-        )
+        worker.signals.failed.connect(self._test_failed)
         return worker
+
+    def _test_failed(self, message: str, fix: str) -> None:
+        if message.startswith("No API key"):
+            # Offer to store it here rather than send the teacher to the command line.
+            self.test_result.setText(
+                "Failed: no API key is stored for this endpoint. Paste the key in the "
+                "API key field above and press Store key, then test again."
+            )
+            self.ep_key.setFocus()
+            return
+        self.test_result.setText(f"Failed: {message} {fix}".strip())
 
     # scoring
     def _scoring_tab(self) -> QWidget:
@@ -555,7 +687,14 @@ class SettingsDialog(QDialog):
                 value = opts.get(key)
                 spin.setValue(float(value) if isinstance(value, int | float) else 0.0)
                 self.threshold_spins[(metric, key)] = spin
-                form.addRow(f"{metric}: {key.replace('_', ' ')}", spin)
+                label, tip = THRESHOLD_LABELS.get(
+                    (metric, key), (f"{metric}: {key.replace('_', ' ')}", "")
+                )
+                caption = QLabel(label)
+                caption.setWordWrap(True)
+                caption.setToolTip(tip)
+                spin.setToolTip(tip)
+                form.addRow(caption, spin)
         layout.addWidget(thresholds)
         layout.addStretch(1)
         return page

@@ -4,33 +4,63 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Collection
 from typing import Any
 
-from quizsmith.domain import Item, ScoreResult
+from quizsmith.domain import Flag, Item, ScoreResult
 
-_TITLES = {"naco": "NACo", "kda": "KDA", "exam": "EXAM", "mirror": "MIRROR", "mre": "MRE"}
+_TITLES = {
+    "overall": "Overall (estimated chance you accept it)",
+    "naco": "NACo",
+    "kda": "KDA",
+    "exam": "EXAM",
+    "mirror": "MIRROR",
+    "mre": "MRE",
+}
 
 
 def esc(value: Any) -> str:
     return html.escape(str(value))
 
 
-def evidence_html(item: Item) -> str:
+#: Flag severities and how the evidence and the review queue show them: "info" is a hint
+#: (grey), the others are warnings that put an item first in the review queue.
+SEVERITY_LABELS = {"info": "hint", "warning": "warning", "error": "error"}
+HINT_COLOR = "#777777"
+_grey = f" style='color:{HINT_COLOR}'"
+
+
+def flag_html(flag: Flag) -> str:
+    label = SEVERITY_LABELS.get(flag.severity, flag.severity)
+    text = f"<b>{esc(label)}</b> ({esc(flag.metric or 'bank')}): {esc(flag.message)}"
+    if flag.severity == "info":
+        return f"<span style='color:{HINT_COLOR}'>{text}</span>"
+    return text
+
+
+def evidence_html(item: Item, stale: Collection[str] = ()) -> str:
+    """The evidence of every score; metrics in `stale` (edited since, or being re-scored)
+    are shown greyed under a note, so old evidence is never read as current."""
     parts = []
+    if stale and any(m in item.scores for m in stale):
+        parts.append(
+            "<p style='background:#fbe7b5; padding:4px'><b>Out of date:</b> the greyed "
+            "results below describe the text before your edit (or are being recomputed); "
+            "they are replaced as the new scores arrive.</p>"
+        )
     if item.flags:
         parts.append("<h3>Review reasons</h3><ul>")
         parts += [
-            f"<li><b>{esc(f.severity)}</b> ({esc(f.metric or 'bank')}): {esc(f.message)}</li>"
-            for f in item.flags
+            f"<li{_grey if f.metric in stale else ''}>{flag_html(f)}</li>" for f in item.flags
         ]
         parts.append("</ul>")
-    for metric in ("naco", "kda", "exam", "mirror", "mre"):
-        result = item.scores.get(metric)
-        if result is not None:
-            parts.append(metric_html(result))
-    for name, result in item.scores.items():
-        if name not in _TITLES:
-            parts.append(metric_html(result))
+    names = [m for m in _TITLES if m in item.scores]
+    names += [m for m in item.scores if m not in _TITLES]
+    for name in names:
+        html_text = metric_html(item.scores[name])
+        if name in stale:
+            html_text = f"<div{_grey}><i>(out of date)</i>{html_text}</div>"
+        parts.append(html_text)
     if not parts:
         return "<p><i>No scores yet. Edit the item or press “Score all” to score it.</i></p>"
     return "\n".join(parts)

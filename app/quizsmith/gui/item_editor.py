@@ -33,11 +33,20 @@ from PySide6.QtWidgets import (
 )
 
 from quizsmith.bank.store import ItemBank
-from quizsmith.domain import CHOICE_TYPES, DIFFICULTIES, ITEM_TYPES, TF_ANSWERS, Item, Option
+from quizsmith.domain import (
+    CHOICE_TYPES,
+    DIFFICULTIES,
+    ITEM_TYPES,
+    TF_ANSWERS,
+    Item,
+    Option,
+    ScoreResult,
+)
 from quizsmith.errors import QuizsmithError
 from quizsmith.gui import jobs
 from quizsmith.gui.evidence import evidence_html, passage_html
 from quizsmith.gui.messages import show_error, show_exception
+from quizsmith.gui.passage_panel import TYPE_LABELS
 from quizsmith.gui.scores import CHIP_METRICS, LEVEL_COLORS, chip_for
 from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
 from quizsmith.metrics.runner import ScoredStep
@@ -46,12 +55,19 @@ from quizsmith.settings import Settings
 log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 800
+#: Stored (as a "not scored" result) for a metric whose score describes text since edited.
+STALE_REASON = (
+    "the item was edited after this score was computed; it is re-scored after an edit "
+    "(live metrics) or with Score all"
+)
 #: Quiet time after the last keystroke before unsaved edits are written to the bank.
 AUTOSAVE_MS = 1500
 REJECT_REASONS = (
     "",
+    "Wrong answer key",
     "Not answerable from the passage",
     "Two options are correct",
+    "Distractors too weak",
     "Ambiguous or unclear wording",
     "Too easy",
     "Off topic",
@@ -145,9 +161,16 @@ class ItemEditor(QWidget):
         self.fresh_scores: set[str] = set()
         self.dirty = False
         self.live_worker: JobWorker | None = None
+        self.full_worker: JobWorker | None = None
         self.live_runs = 0
         self.stale_cancelled = 0
         self._pending: list[str] = []
+        #: Metrics a running "Score all" has not reached yet (their evidence is old).
+        self._full_pending: list[str] = []
+        #: The content the bank holds for the item (see jobs.content_signature).
+        self.stored_signature: tuple[object, ...] | None = None
+        #: The content the running live re-score is scoring.
+        self.live_signature: tuple[object, ...] | None = None
         self._loading = False
 
         self.timer = QTimer(self)
@@ -165,7 +188,12 @@ class ItemEditor(QWidget):
         self.header.setWordWrap(True)
         self.chips = ChipRow()
         self.type_box = QComboBox()
-        self.type_box.addItems(list(ITEM_TYPES))
+        # Shown by name, stored by code ("mcq" meant nothing to the teachers who tried it).
+        for kind in ITEM_TYPES:
+            self.type_box.addItem(TYPE_LABELS.get(kind, kind), kind)
+        # Wide enough for the longest name: beside Difficulty it was cut ("Multiple choic").
+        longest = max(TYPE_LABELS.values(), key=len)
+        self.type_box.setMinimumWidth(self.type_box.fontMetrics().horizontalAdvance(longest) + 40)
         self.difficulty_box = QComboBox()
         self.difficulty_box.addItems(["", *DIFFICULTIES])
         self.stem_edit = QPlainTextEdit()
@@ -216,6 +244,9 @@ class ItemEditor(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.reason_box.setMinimumContentsLength(10)
+        # The list opens as wide as its longest reason, so no reason is cut off there.
+        view = self.reason_box.view()
+        view.setMinimumWidth(view.sizeHintForColumn(0) + 24)
         if (line := self.reason_box.lineEdit()) is not None:
             line.setPlaceholderText("Reason")
         buttons = QHBoxLayout()
@@ -225,7 +256,11 @@ class ItemEditor(QWidget):
         decisions = QHBoxLayout()
         for b in (self.accept_button, self.reject_button, self.review_button):
             decisions.addWidget(b)
-        decisions.addWidget(self.reason_box, 1)
+        decisions.addStretch(1)
+        # A row of its own: beside the buttons the reasons were cut off ("Not answe…").
+        reason_row = QHBoxLayout()
+        reason_row.addWidget(QLabel("Reason"))
+        reason_row.addWidget(self.reason_box, 1)
 
         self.evidence = QTextBrowser()
         self.evidence.setOpenExternalLinks(False)
@@ -241,13 +276,14 @@ class ItemEditor(QWidget):
         layout.addWidget(self.problems)
         layout.addLayout(buttons)
         layout.addLayout(decisions)
+        layout.addLayout(reason_row)
         layout.addWidget(self.tabs, 1)
 
         for edit in (self.stem_edit, self.distractor_edit, self.fact_edit):
             edit.textChanged.connect(self._edited)
         self.key_edit.textChanged.connect(self._edited)
-        self.type_box.currentTextChanged.connect(self._edited)
-        self.type_box.currentTextChanged.connect(self._type_changed)
+        self.type_box.currentIndexChanged.connect(self._edited)
+        self.type_box.currentIndexChanged.connect(self._type_changed)
         self.difficulty_box.currentTextChanged.connect(self._edited)
         self.fact_edit.textChanged.connect(self._show_passage)
         self.save_button.clicked.connect(self.save)
@@ -278,6 +314,8 @@ class ItemEditor(QWidget):
         self.draft_timer.stop()
         self._cancel_live()
         self.item = copy.deepcopy(item)
+        self.stored_signature = jobs.content_signature(item) if item is not None else None
+        self._full_pending = []
         self.fresh_scores = set()
         self.dirty = False
         self.draft_saved = ""
@@ -314,7 +352,7 @@ class ItemEditor(QWidget):
         ):
             w.setEnabled(enabled)
         self.problems.setText("")
-        self._type_changed(self.type_box.currentText())
+        self._type_changed()
         self._refresh()
         self._show_passage()
 
@@ -333,7 +371,7 @@ class ItemEditor(QWidget):
     def fields(self) -> dict[str, str]:
         """What the fields now hold, valid item or not."""
         return {
-            "type": self.type_box.currentText(),
+            "type": self.item_type(),
             "difficulty": self.difficulty_box.currentText(),
             "stem": self.stem_edit.toPlainText(),
             "key": self.key_edit.text(),
@@ -348,7 +386,7 @@ class ItemEditor(QWidget):
             self.key_edit.setText(fields["key"])
             self.distractor_edit.setPlainText(fields["distractors"])
             self.fact_edit.setPlainText(fields["target_fact"])
-            self.type_box.setCurrentText(fields["type"])
+            self.type_box.setCurrentIndex(max(0, self.type_box.findData(fields["type"])))
             self.difficulty_box.setCurrentText(fields["difficulty"])
         finally:
             self._loading = False
@@ -374,10 +412,20 @@ class ItemEditor(QWidget):
                 if self.draft_saved:
                     note = " — <i>unsaved changes (kept as a draft)</i>"
             self.header.setText(f"<b>Item {where}</b> — {item.status}{note}")
-        self.chips.show_item(item, self.settings, self._pending)
-        self.evidence.setHtml(evidence_html(item) if item else "")
+        self.chips.show_item(item, self.settings, [*self._pending, *self._full_pending])
+        self.evidence.setHtml(evidence_html(item, self.stale_metrics()) if item else "")
         self.save_button.setEnabled(item is not None and self.dirty)
         self.discard_button.setEnabled(item is not None and self.dirty)
+
+    def stale_metrics(self) -> set[str]:
+        """Metrics whose shown result does not describe the text on screen (edited since),
+        or is about to be replaced by a running re-score."""
+        if self.item is None:
+            return set()
+        stale = set(self._pending) | set(self._full_pending)
+        if self.dirty:
+            stale |= set(self.item.scores) - self.fresh_scores
+        return stale
 
     def _show_passage(self) -> None:
         passage = self.item.passage if self.item else None
@@ -396,7 +444,7 @@ class ItemEditor(QWidget):
         valid item yet; `self.problems` then says why)."""
         if self.item is None:
             return None
-        kind = self.type_box.currentText()
+        kind = self.item_type()
         key = self.key_edit.text().strip()
         distractors = [
             line.strip() for line in self.distractor_edit.toPlainText().splitlines() if line.strip()
@@ -434,12 +482,22 @@ class ItemEditor(QWidget):
         found = draft.problems()
         if kind == "tf" and key not in TF_ANSWERS:
             found.append("A true/false item's answer must be True or False.")
-        self.problems.setText(" ".join(found))
+        if not found and kind == "mcq" and len(distractors) < 2:
+            # Scored anyway, but said: with one distractor a guess is right half the time.
+            self.problems.setText(
+                "Warning: only one distractor, so a guess is right half the time; add two or three."
+            )
+        else:
+            self.problems.setText(" ".join(found))
         return None if found else draft
 
-    def _type_changed(self, kind: str) -> None:
+    def item_type(self) -> str:
+        """The chosen type's code (mcq, tf, short, cloze)."""
+        return str(self.type_box.currentData() or "mcq")
+
+    def _type_changed(self, *_args: object) -> None:
         # Only multiple choice has free distractors (true/false's are fixed).
-        self.distractor_edit.setEnabled(self.item is not None and kind == "mcq")
+        self.distractor_edit.setEnabled(self.item is not None and self.item_type() == "mcq")
 
     def _edited(self) -> None:
         if self._loading or self.item is None:
@@ -463,6 +521,7 @@ class ItemEditor(QWidget):
             self._refresh()
             return
         self.live_runs += 1
+        self.live_signature = jobs.content_signature(draft)
         worker = self.runner.start(
             jobs.score_draft_job(draft, self._live_metrics, self.settings, self.bank)
         )
@@ -488,6 +547,19 @@ class ItemEditor(QWidget):
             return
         from quizsmith.metrics.runner import apply_result
 
+        scored = jobs.content_signature(step.item)
+        if scored == self.stored_signature and self.item.id is not None:
+            # The text that was scored is the text saved (Save was pressed while this run
+            # went on): the bank gets the result, which replaces the stale marker.
+            try:
+                jobs.store_if_current(self.bank, step.item, step.result, step.flags)
+            except QuizsmithError as exc:
+                log.warning("could not store a live score of item %s: %s", self.item.id, exc)
+            else:
+                self.item_changed.emit(self.bank.get_item(self.item.id))
+        current = self.draft()
+        if current is None or jobs.content_signature(current) != scored:
+            return  # typed on since: this result describes older text
         apply_result(self.item, step.result, step.flags)
         self.fresh_scores.add(step.result.metric)
         if step.result.metric in self._pending:
@@ -504,7 +576,10 @@ class ItemEditor(QWidget):
         if not self._is_current():
             return
         self.live_worker = None
-        self._pending = []
+        current = self.draft()
+        if current is None or jobs.content_signature(current) == self.live_signature:
+            self._pending = []
+        # else: the run scored older text; the re-score of the new text is still to come.
         self._refresh()
         if self.item is not None:
             self.live_scored.emit(copy.deepcopy(self.item))
@@ -544,11 +619,14 @@ class ItemEditor(QWidget):
             if self.item is not None:
                 show_error(self, "This item cannot be saved yet.", self.problems.text())
             return False
+        new_signature = jobs.content_signature(draft)
         try:
             with self.bank.transaction():
                 self.bank.update_item(draft)
                 if draft.id is not None:
                     self.bank.delete_draft(draft.id)
+                    if new_signature != self.stored_signature:
+                        self._mark_stale(draft.id)
                     for metric in sorted(self.fresh_scores):
                         result = draft.scores.get(metric)
                         if result is None:
@@ -560,11 +638,23 @@ class ItemEditor(QWidget):
         except QuizsmithError as exc:
             show_exception(self, exc)
             return False
+        self.stored_signature = new_signature
         self.dirty = False
         self.draft_saved = ""
         self.draft_timer.stop()
         self._reload()
         return True
+
+    def _mark_stale(self, item_id: int) -> None:
+        """The item's wording changed: every stored score not recomputed for the new text
+        now describes the old one. Each gets a "not scored" entry saying so (the numbers
+        stay in the history), and its flags go, so no list shows old numbers as current."""
+        stored = self.bank.get_items([item_id], with_passages=False)
+        for metric in sorted(stored[0].scores if stored else {}):
+            if metric in self.fresh_scores:
+                continue
+            self.bank.add_score(item_id, ScoreResult.not_scored(metric, STALE_REASON))
+            self.bank.set_flags(item_id, [], metric)
 
     def decide(self, decision: str) -> None:
         if self.item is None or self.item.id is None:
@@ -595,20 +685,46 @@ class ItemEditor(QWidget):
         self._refresh()
         self.item_changed.emit(stored)
 
-    def score_all(self) -> None:
+    def score_all(self) -> JobWorker | None:
         """Every metric on the saved item, stored as it goes (MIRROR/MRE take a while)."""
         if self.item is None or self.item.id is None:
-            return
+            return None
         if self.dirty and not self.save():
-            return
+            return None
         worker = self.runner.start(
             jobs.score_and_store_job(self.bank, [self.item.id], jobs.ALL_METRICS, self.settings)
         )
+        self.full_worker = worker
+        self._full_pending = list(jobs.ALL_METRICS)
         if self.progress is not None:
             self.progress.attach(worker, "Scoring with every metric")
         item_id = self.item.id
+        worker.signals.progress.connect(self._full_progress)
         worker.signals.failed.connect(lambda m, f: show_error(self, m, f, "Scoring failed"))
         worker.signals.finished.connect(lambda _v: self._after_full_score(item_id))
+        worker.signals.done.connect(self._full_done)
+        self._refresh()
+        return worker
+
+    def _full_progress(self, event: object) -> None:
+        """One metric of "Score all" finished: its chip and evidence are current again."""
+        if self.full_worker is None or self.sender() is not self.full_worker.signals:
+            return
+        step = getattr(event, "payload", None)
+        if not isinstance(step, ScoredStep) or self.item is None:
+            return
+        if step.item.id == self.item.id and step.result.metric in self._full_pending:
+            self._full_pending.remove(step.result.metric)
+            if not self.dirty:
+                self._reload()
+            else:
+                self._refresh()
+
+    def _full_done(self) -> None:
+        if self.full_worker is not None and self.sender() is self.full_worker.signals:
+            self.full_worker = None
+            self._full_pending = []
+            self._refresh()
 
     def _after_full_score(self, item_id: int) -> None:
         if self.item is not None and self.item.id == item_id:

@@ -55,30 +55,64 @@ def score_draft_job(
     return job
 
 
+def content_signature(item: Item) -> tuple[object, ...]:
+    """What a score describes: the item's type, wording, options and target fact. A score
+    is stored only against an item whose stored content has this same signature."""
+    options = tuple(sorted((o.text.strip(), bool(o.is_key)) for o in item.options))
+    return (
+        item.type,
+        item.stem.strip(),
+        item.key.strip(),
+        options,
+        (item.target_fact or "").strip(),
+    )
+
+
+def store_if_current(bank: ItemBank, scored: Item, result: Any, flags: Sequence[Any]) -> bool:
+    """Store a metric's result for `scored` unless the bank's item has been edited since it
+    was scored (a result must never be saved against newer text). One transaction, so a
+    save cannot slip in between the check and the write."""
+    if scored.id is None:
+        return False
+    with bank.transaction():
+        stored = bank.get_items([scored.id], with_passages=False)
+        if not stored or content_signature(stored[0]) != content_signature(scored):
+            return False
+        bank.add_score(scored.id, result)
+        bank.set_flags(scored.id, list(flags), metric=result.metric)
+    return True
+
+
 def score_and_store_job(
     bank: ItemBank, item_ids: Sequence[int], metrics: Sequence[str], settings: Settings
 ) -> JobFactory:
     """Score bank items and store each result (and the metric's flags) as it arrives, so a
-    cancel keeps what was finished."""
+    cancel keeps what was finished. Before each metric starts, a progress event names it
+    (a MIRROR run can take a minute; the teacher sees which step the time goes to). A
+    result for an item edited and saved meanwhile is not stored."""
 
     def job(token: CancelToken) -> Generator[Progress, None, list[Item]]:
+        from quizsmith.metrics import registry
         from quizsmith.metrics.runner import ScoredStep, score_items
 
         items = bank.get_items(list(item_ids))
         prepare_models(settings)
         ctx = metric_context(settings, token, bank)
-        gen = score_items(items, list(metrics), ctx)
-        while True:
-            try:
-                event = next(gen)
-            except StopIteration as stop:
-                return list(stop.value)
-            step = event.payload
-            if isinstance(step, ScoredStep) and step.item.id is not None:
-                with bank.transaction():
-                    bank.add_score(step.item.id, step.result)
-                    bank.set_flags(step.item.id, step.flags, metric=step.result.metric)
-            yield event
+        total = len(items) * len(metrics)
+        done = 0
+        for n, item in enumerate(items, 1):
+            for metric in metrics:
+                token.raise_if_cancelled()
+                title = registry.get(metric).title or metric
+                where = f" on item {n} of {len(items)}" if len(items) > 1 else ""
+                yield Progress(f"Running {title}{where} (step {done + 1} of {total})…", done, total)
+                for event in score_items([item], [metric], ctx):
+                    done += 1
+                    step = event.payload
+                    if isinstance(step, ScoredStep):
+                        store_if_current(bank, step.item, step.result, step.flags)
+                    yield Progress(f"{title}{where} done", done, total, step)
+        return list(items)
 
     return job
 
@@ -87,6 +121,8 @@ def score_and_store_job(
 class GeneratedBatch:
     items: list[Item]
     shortfall: str | None = None
+    #: Stopped by Cancel; `items` are the ones finished (and stored) before it.
+    cancelled: bool = False
 
 
 def generate_job(bank: ItemBank, passage: Passage, request: Any, settings: Settings) -> JobFactory:
@@ -114,7 +150,8 @@ def generate_job(bank: ItemBank, passage: Passage, request: Any, settings: Setti
                 event = next(gen)
             except StopIteration as stop:
                 result = stop.value
-                return GeneratedBatch(kept, getattr(result, "shortfall", None))
+                cancelled = bool(getattr(result, "cancelled", False)) or token.cancelled
+                return GeneratedBatch(kept, getattr(result, "shortfall", None), cancelled)
             item = getattr(event.payload, "item", None)
             if isinstance(item, Item):
                 item.passage_id = passage.id

@@ -51,8 +51,18 @@ from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
 from quizsmith.jobs import Progress
 from quizsmith.settings import Settings
 
+GENERATE_TIP = (
+    "Write questions about this passage (Ctrl+G): the number and types chosen beside it. "
+    "Each finished item is saved at once; Cancel keeps the finished ones."
+)
 #: Metrics run by "Score" on several items (MIRROR and MRE are slower: per item, on request).
 BATCH_METRICS = ("naco", "kda", "exam")
+
+
+def cancelled_note(kept: int) -> str:
+    if kept == 0:
+        return "Cancelled; no item was finished."
+    return f"Cancelled, {kept} item{'s' if kept != 1 else ''} kept."
 
 
 class MainWindow(QMainWindow):
@@ -61,6 +71,9 @@ class MainWindow(QMainWindow):
         self.bank = bank
         self.settings = settings
         self.runner = JobRunner(parent=self)
+        self.generation_worker: JobWorker | None = None
+        self.help_dialog: Any = None
+        self.generated_kept = 0
         self.setObjectName("MainWindow")  # saveState() names what it saves by objectName
         self.setWindowTitle(f"Quizsmith — {bank.path.name}")
         self.resize(1400, 860)
@@ -92,6 +105,7 @@ class MainWindow(QMainWindow):
 
         # Middle: the passage with its items, the review queue, the bank.
         self.passage_panel = PassagePanel()
+        self.passage_panel.generate_button.setToolTip(GENERATE_TIP)
         self.passage_items = ItemTableModel(settings, self)
         self.passage_proxy = SortableItems(self.passage_items, self)
         self.items_view = QTableView()
@@ -225,13 +239,57 @@ class MainWindow(QMainWindow):
         )
         self._action(file_menu, "Export…", self.open_export_dialog, "Ctrl+E")
         file_menu.addSeparator()
-        self._action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
+        self._action(file_menu, "Quit", self.close, "Ctrl+Q")
+        edit = self.menuBar().addMenu("&Edit")
+        # They act on the text field with the focus (which also handles the keys itself).
+        for text, method, key in (
+            ("Undo", "undo", QKeySequence.StandardKey.Undo),
+            ("Redo", "redo", QKeySequence.StandardKey.Redo),
+            ("Cut", "cut", QKeySequence.StandardKey.Cut),
+            ("Copy", "copy", QKeySequence.StandardKey.Copy),
+            ("Paste", "paste", QKeySequence.StandardKey.Paste),
+            ("Select all", "selectAll", QKeySequence.StandardKey.SelectAll),
+        ):
+            self._action(edit, text, lambda _=False, m=method: self._edit_focused(m), key)
+        edit.addSeparator()
+        self._action(edit, "Save item", self.editor.save).setToolTip("Ctrl+S in the editor")
+        self._action(edit, "Discard item changes", self.editor.discard)
         tools = self.menuBar().addMenu("&Tools")
+        generate = self._action(tools, "Generate items", self.generate, "Ctrl+G")
+        generate.setToolTip(GENERATE_TIP)
+        tools.addSeparator()
         self._action(tools, "Check a handout (EXAM)…", self.open_exam_dialog)
         self._action(tools, "Score distribution…", self.open_chart)
         self._action(tools, "Learn my standard (refit the overall score)", self.refit_overall)
         tools.addSeparator()
         self._action(tools, "Settings…", self.open_settings_dialog, "Ctrl+,")
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(
+            help_menu, "Scores and flags explained", lambda: self.open_help("scores"), "F1"
+        )
+        self._action(help_menu, "Getting started", lambda: self.open_help("start"))
+        self._action(help_menu, "The review queue", lambda: self.open_help("queue"))
+        self._action(help_menu, "Keyboard shortcuts", lambda: self.open_help("shortcuts"))
+
+    def _edit_focused(self, method: str) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        widget = QApplication.focusWidget()
+        slot = getattr(widget, method, None)
+        if callable(slot):
+            slot()
+
+    def open_help(self, section: str = "start") -> Any:
+        """Show the guide at a section (one guide window, raised if already open)."""
+        from quizsmith.gui.help import HelpDialog
+
+        if self.help_dialog is None:
+            self.help_dialog = HelpDialog(section, self)
+        else:
+            self.help_dialog.show_section(section)
+        self.help_dialog.show()
+        self.help_dialog.raise_()
+        return self.help_dialog
 
     def _action(self, menu: Any, text: str, slot: Any, shortcut: Any = None) -> QAction:
         action = QAction(text, self)
@@ -423,25 +481,41 @@ class MainWindow(QMainWindow):
         worker = self.runner.start(jobs.generate_job(self.bank, passage, request, self.settings))
         self.progress.attach(worker, f"Generating {request.n} item(s)")
         panel.generate_button.setEnabled(False)
+        self.generation_worker = worker
+        self.generated_kept = 0
         worker.signals.progress.connect(self._generated_progress)
         worker.signals.finished.connect(self._generated)
+        worker.signals.cancelled.connect(self._generation_cancelled)
         worker.signals.failed.connect(self._job_failed)
         worker.signals.done.connect(lambda: panel.generate_button.setEnabled(bool(panel.types())))
         return worker
 
     def _generated_progress(self, event: Progress) -> None:
         item = event.payload
-        if isinstance(item, Item) and item.passage_id == self.passage_panel_id():
-            self.passage_items.add_items([item])
+        if isinstance(item, Item):
+            self.generated_kept += 1
+            if item.passage_id == self.passage_panel_id():
+                self.passage_items.add_items([item])
 
     def passage_panel_id(self) -> int | None:
         passage = self.passage_panel.passage
         return passage.id if passage else None
 
     def _generated(self, batch: jobs.GeneratedBatch) -> None:
+        if batch.cancelled:
+            self._show_generation_note(cancelled_note(len(batch.items)))
+            return
         note = f"Generated {len(batch.items)} item(s)."
         if batch.shortfall:
             note += f" {batch.shortfall}"
+        self._show_generation_note(note)
+
+    def _generation_cancelled(self) -> None:
+        """Cancel stopped the job between two steps: the items finished before it are in
+        the bank (and in the table) already."""
+        self._show_generation_note(cancelled_note(self.generated_kept))
+
+    def _show_generation_note(self, note: str) -> None:
         self.passage_panel.note.setText(note)
         self.statusBar().showMessage(note, 8000)
 
@@ -468,13 +542,10 @@ class MainWindow(QMainWindow):
         self._remember_open()
 
     def keep_item_edits(self) -> None:
-        """Unsaved edits of the editor's item: saved when they form a valid item, else kept
-        as its draft (a half-typed answer is not lost by looking at another item)."""
-        if not self.editor.dirty:
-            return
-        if self.editor.draft() is not None:
-            self.editor.save()
-        else:
+        """Unsaved edits of the editor's item are kept as its draft, valid or not: the item
+        itself (and an accepted item's place in exports) changes only on Save, so looking
+        at another item or closing the window never stores text its scores do not describe."""
+        if self.editor.dirty:
             self.editor.keep_draft()
 
     def show_in_lists(self, item: Item) -> None:
@@ -567,7 +638,7 @@ class MainWindow(QMainWindow):
         self.editor.live_metrics = live
         for model in (self.passage_items, self.browser.model, self.review.model):
             model.settings = settings
-            model.layoutChanged.emit()
+            model.refresh_all()
 
     def open_chart(self) -> None:
         from quizsmith.gui.chart import ChartDialog
@@ -576,11 +647,16 @@ class MainWindow(QMainWindow):
 
     # --- closing ----------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        """Keep what was typed, cancel the running jobs and close at once.
+
+        Closing does not wait for the jobs: a model call stops only at its next step, which
+        took 10-14 s with the window frozen ("Not Responding", issue 19). The jobs end in
+        the background; `app.run` waits for them after the event loop, before it closes the
+        bank, so whatever they finished is stored and nothing writes to a closed bank."""
         self.keep_passage_edits()
         self.keep_item_edits()
         self.editor.timer.stop()
         self.editor.draft_timer.stop()
         self.save_session()
         self.runner.cancel_all()
-        self.runner.wait(10000)
         event.accept()

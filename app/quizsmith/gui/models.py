@@ -37,11 +37,15 @@ class ItemTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._items: list[Item] = []
         self.settings = settings
+        #: The recorded reason of the latest decision, by item id (shown with the status).
+        self.reasons: dict[int, str] = {}
 
     # --- the adapter's own API --------------------------------------------------------------
-    def set_items(self, items: Sequence[Item]) -> None:
+    def set_items(self, items: Sequence[Item], reasons: dict[int, str] | None = None) -> None:
         self.beginResetModel()
         self._items = list(items)
+        if reasons is not None:
+            self.reasons = dict(reasons)
         self.endResetModel()
 
     def items(self) -> list[Item]:
@@ -64,6 +68,17 @@ class ItemTableModel(QAbstractTableModel):
         self._items[row] = item
         self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
         return True
+
+    def refresh_all(self) -> None:
+        """Redraw every row (after the thresholds that colour the chips changed).
+
+        dataChanged, not a bare layoutChanged: a layoutChanged without its
+        layoutAboutToBeChanged leaves a QSortFilterProxyModel's persistent indexes (the
+        view's current row and selection) pointing at mappings it has just freed, and the
+        next use of them crashed the app (Settings -> Save with items listed, issue 19)."""
+        if self._items:
+            last = self.index(len(self._items) - 1, self.columnCount() - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
 
     def add_items(self, items: Sequence[Item]) -> None:
         if not items:
@@ -123,6 +138,8 @@ class ItemTableModel(QAbstractTableModel):
                 return -1.0 if value is None else float(value)
             return None
         if role == Qt.ItemDataRole.DisplayRole:
+            if col == 2 and item.status != "draft" and self.reasons.get(item.id or 0):
+                return f"{item.status}: {self.reasons[item.id or 0]}"
             return self._text(item, col)
         if role == SortRole:
             if col == 0:
@@ -130,11 +147,18 @@ class ItemTableModel(QAbstractTableModel):
             if col == self.FLAGS_COLUMN:
                 return len(item.flags)
             return self._text(item, col)
+        if role == Qt.ItemDataRole.ForegroundRole and col == self.FLAGS_COLUMN:
+            # Hints alone are grey: they do not call for a review.
+            if item.flags and all(f.severity == "info" for f in item.flags):
+                return QBrush(QColor("#777777"))
+            return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == self.FLAGS_COLUMN and item.flags:
                 return "\n".join(f"• {f.message}" for f in item.flags)
             if col in (3, 4):
                 return self._text(item, col)
+            if col == 2 and self.reasons.get(item.id or 0):
+                return f"{item.status}: {self.reasons[item.id or 0]}"
         return None
 
     @classmethod

@@ -60,6 +60,18 @@ def set_live_metrics(metrics: list[str]) -> None:
     store.sync()
 
 
+def first_run() -> bool:
+    """True until `set_guide_seen` is called: the first start opens the getting-started
+    guide."""
+    return str(_store().value("help/guide_seen", "")) != "1"
+
+
+def set_guide_seen() -> None:
+    store = _store()
+    store.setValue("help/guide_seen", "1")
+    store.sync()
+
+
 #: Saved layout parts: window geometry, QMainWindow state (docks, toolbars), splitters.
 LAYOUT_PARTS = ("geometry", "state", "splitter", "passage_splitter")
 

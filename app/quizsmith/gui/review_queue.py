@@ -1,4 +1,7 @@
-"""The review queue: flagged items, worst first, with the reasons; A accepts, R rejects."""
+"""The review queue: every item nobody has decided on yet (draft or needs review), those
+with a warning or error flag first, each group by the overall estimate (lowest chance of
+being accepted first), with the reasons; A accepts, R rejects. Hints (severity "info")
+are shown grey and do not move an item up."""
 
 from __future__ import annotations
 
@@ -21,15 +24,22 @@ from PySide6.QtWidgets import (
 from quizsmith.bank.store import ItemBank
 from quizsmith.domain import Item
 from quizsmith.errors import QuizsmithError
+from quizsmith.gui.evidence import HINT_COLOR, SEVERITY_LABELS
 from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.models import ItemTableModel, setup_item_view
-from quizsmith.gui.scores import SEVERITY_WEIGHT, accept_estimates, worst_first
+from quizsmith.gui.scores import (
+    SEVERITY_WEIGHT,
+    has_warning,
+    overall_value,
+    review_order,
+)
 from quizsmith.gui.worker import JobFactory, JobRunner, JobWorker
 from quizsmith.jobs import CancelToken, Progress
 from quizsmith.settings import Settings
 
 #: Items still waiting for a decision.
 OPEN_STATUSES = ("draft", "needs-review")
+QUEUE_LIMIT = 5000
 
 
 def replace_with_alternative(item: Item, index: int) -> Item:
@@ -74,10 +84,11 @@ def replace_with_alternative(item: Item, index: int) -> Item:
 def queue_job(bank: ItemBank) -> JobFactory:
     def job(token: CancelToken) -> Generator[Progress, None, tuple[list[Item], dict[int, float]]]:
         yield Progress("Loading the review queue", 0, 1)
-        items = bank.search(status=list(OPEN_STATUSES), flagged=True, limit=1000)
+        items = bank.search(status=list(OPEN_STATUSES), limit=QUEUE_LIMIT)
         token.raise_if_cancelled()
-        estimates = accept_estimates(items)
-        return worst_first(items, estimates), estimates
+        # The stored "overall" scores order it. Not the overall model run here: loading it
+        # took 70 s on two busy cores, a queue stuck at "Loading…" for a minute.
+        return review_order(items), {}
 
     return job
 
@@ -171,10 +182,24 @@ class ReviewQueue(QWidget):
         items, self.estimates = outcome
         current = self.current_item()
         self.model.set_items(items)
-        self.count_label.setText(f"{len(items)} item(s) to review, worst first")
+        self._show_count()
         row = self.model.row_of(current.id) if current else -1
         self.select_row(row if row >= 0 else 0)
         self.refreshed.emit()
+
+    def _show_count(self) -> None:
+        items = self.model.items()
+        warned = sum(1 for i in items if has_warning(i))
+        self.count_label.setText(
+            f"{len(items)} undecided item(s): {warned} with a warning first, then the rest; "
+            "lowest estimated acceptance first"
+        )
+        self.count_label.setToolTip(
+            "Every draft and needs-review item. Items with a warning or error flag come "
+            "first; within each group the item a teacher is least likely to accept comes "
+            "first (the overall estimate); items without one come last. Hints (grey) do "
+            "not move an item up."
+        )
 
     def select_row(self, row: int) -> None:
         if self.model.rowCount() == 0:
@@ -196,10 +221,20 @@ class ReviewQueue(QWidget):
             self.reasons.setText("Nothing to review." if self.model.rowCount() == 0 else "")
         else:
             # Escaped: messages quote the item and thresholds ("KDA_cont 0.30 < 0.30").
-            lines = [f"<b>{f.severity}</b>: {html.escape(f.message)}" for f in item.flags]
-            estimate = self.estimates.get(item.id or 0)
+            lines = []
+            for f in sorted(item.flags, key=lambda f: -SEVERITY_WEIGHT.get(f.severity, 1.0)):
+                line = f"<b>{SEVERITY_LABELS.get(f.severity, f.severity)}</b>: "
+                line += html.escape(f.message)
+                if f.severity == "info":
+                    line = f"<span style='color:{HINT_COLOR}'>{line}</span>"
+                lines.append(line)
+            if not item.flags:
+                lines.append("No flags: no metric found a problem. Check it yourself.")
+            estimate = overall_value(item, self.estimates)
             if estimate is not None:
                 lines.append(f"Estimated chance a teacher accepts it: {estimate:.0%}")
+            else:
+                lines.append("No overall estimate yet (score the item first).")
             self.reasons.setText("<br>".join(lines))
         self.alt_box.clear()
         for alt in item.alternatives if item else []:
@@ -221,7 +256,7 @@ class ReviewQueue(QWidget):
             was_current = current is not None and current.id == item.id
             row = self.view.currentIndex().row()
             self.model.remove_ids({int(item.id or 0)})
-            self.count_label.setText(f"{self.model.rowCount()} item(s) to review, worst first")
+            self._show_count()
             if was_current:
                 self.select_row(row)
         else:
@@ -241,7 +276,7 @@ class ReviewQueue(QWidget):
             show_exception(self, exc)
             return
         self.model.remove_ids({item.id})
-        self.count_label.setText(f"{self.model.rowCount()} item(s) to review, worst first")
+        self._show_count()
         self.item_changed.emit(self.bank.get_item(item.id))
         self.select_row(row)
 

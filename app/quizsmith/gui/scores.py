@@ -120,6 +120,45 @@ def worst_first(items: list[Item], p_accept: dict[int, float] | None = None) -> 
     return sorted(items, key=lambda i: (-badness(i, estimates.get(i.id or 0)), i.id or 0))
 
 
+#: Severities that put an item in the first group of the review queue ("info" is a hint).
+WARNING_SEVERITIES = ("warning", "error")
+
+
+def has_warning(item: Item) -> bool:
+    return any(f.severity in WARNING_SEVERITIES for f in item.flags)
+
+
+def overall_value(item: Item, estimates: dict[int, float] | None = None) -> float | None:
+    """The item's latest stored "overall" (the probability that a teacher accepts it), else
+    the overall model's estimate from its scores when one was computed, else None."""
+    result = item.scores.get("overall")
+    if result is not None and result.scored and result.value is not None:
+        return float(result.value)
+    if estimates and item.id is not None and item.id in estimates:
+        return estimates[item.id]
+    return None
+
+
+def review_order(items: list[Item], estimates: dict[int, float] | None = None) -> list[Item]:
+    """The review queue's order: items with a warning or error flag first, then the rest
+    (hints alone do not count); within each group the lowest overall first, items without
+    an overall after those with one; ties (items without an overall, say) by the worst
+    flag (an error before a warning), then by id, oldest first."""
+
+    def key(item: Item) -> tuple[int, int, float, float, int]:
+        value = overall_value(item, estimates)
+        worst = max((SEVERITY_WEIGHT.get(f.severity, 1.0) for f in item.flags), default=0.0)
+        return (
+            0 if has_warning(item) else 1,
+            0 if value is not None else 1,
+            value if value is not None else 0.0,
+            -worst,
+            item.id or 0,
+        )
+
+    return sorted(items, key=key)
+
+
 def accept_estimates(items: list[Item]) -> dict[int, float]:
     """The overall model's probability that a teacher accepts each item (KDA paper 4.3),
     for the items with enough metric scores; {} when the model is unavailable."""

@@ -3,7 +3,8 @@
     python -m quizsmith.gui.screenshot docs/screenshots   # or docs/screenshots/make_screenshots.sh
 
 writes main-window.png (the main window on the sample passage), item-editor-evidence.png
-(the item editor with the evidence of NACo and KDA) and review-queue.png (the review queue
+(the item editor with the evidence of NACo and KDA), help-guide.png (Help -> the guide to
+the scores and flags) and review-queue.png (the review queue
 tab) into the folder. The sample items are hand-written for the bundled sample passage;
 their scores are real, computed here with the configured models (one thread; pass
 --no-score to skip that). Any Qt platform works; the docs' pictures are taken on X11
@@ -104,7 +105,7 @@ def build_sample_bank(path: Path, score: bool) -> None:
         bank.create_quiz("Week 3: plants", ids[:3])
 
 
-SHOTS = ("main-window.png", "item-editor-evidence.png", "review-queue.png")
+SHOTS = ("main-window.png", "item-editor-evidence.png", "review-queue.png", "help-guide.png")
 
 
 def settle(app: Any, ms: int = 300) -> None:
@@ -185,6 +186,15 @@ def _shoot(app: Any, window: Any, out_dir: Path) -> list[Path]:
     window.review.view.setFocus()
     settle(app)
     written.append(_save(window.grab(), out_dir / SHOTS[2]))
+
+    # 4. Help -> Scores and flags explained (F1): the guide at its scores section.
+    dialog = window.open_help("scores")
+    dialog.resize(760, 820)
+    settle(app)
+    dialog.show_section("scores")
+    settle(app)
+    written.append(_save(dialog.grab(), out_dir / SHOTS[3]))
+    dialog.close()
     return written
 
 

@@ -10,6 +10,7 @@ run on the GUI thread and never touch widgets from the worker.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -44,11 +45,15 @@ class JobWorker(QRunnable):
         # Python owns the runnable (we keep a reference while it runs); Qt must not delete it.
         self.setAutoDelete(False)
         self.outcome: str = "pending"
+        #: Whether a pool thread has begun running it (a cancelled worker whose start was
+        #: still queued when its window closed never runs).
+        self.started = False
 
     def cancel(self) -> None:
         self.token.cancel()
 
     def run(self) -> None:
+        self.started = True
         signals = self.signals
         try:
             gen = self.job(self.token)
@@ -126,6 +131,15 @@ class JobRunner(QObject):
         for worker in list(self.running.values()):
             worker.cancel()
 
+    def settled(self) -> bool:
+        """Every worker has ended, or was cancelled before it started (and so never will
+        do anything). Unlike `running`, this holds also once the runner's Qt object is gone
+        (a deleted window), whose queued bookkeeping then never arrives."""
+        return all(
+            w.outcome != "pending" or (w.token.cancelled and not w.started)
+            for w in list(self.running.values())
+        )
+
     def wait(self, msecs: int = 30000) -> bool:
         """Wait for the started workers (a worker whose start is still queued never runs
         if the event loop does not turn again, e.g. after the app has quit)."""
@@ -133,18 +147,31 @@ class JobRunner(QObject):
 
 
 class ProgressPanel(QWidget):
-    """A progress bar, its message and a Cancel button for one job at a time."""
+    """A progress bar, its message, the time taken so far and a Cancel button for one job
+    at a time.
+
+    The bar moves (busy) until the job has finished a first step: a generation's first
+    item can take minutes on a slow machine, and a bar standing at 0% looked frozen
+    (issue 19). The elapsed time beside the message ticks every second for the same reason.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = QLabel("")
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(220)
+        self.elapsed = QLabel("")
+        self.elapsed.setObjectName("progress-elapsed")
+        self._started = 0.0
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the running job; finished steps are kept.")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.elapsed)
         layout.addWidget(self.bar)
         layout.addWidget(self.cancel_button)
         self.worker: JobWorker | None = None
@@ -156,6 +183,9 @@ class ProgressPanel(QWidget):
         self.label.setText(title)
         self.bar.setRange(0, 0)  # busy until the first event says how far along it is
         self.cancel_button.setEnabled(True)
+        self._started = time.monotonic()
+        self.elapsed.setText("")
+        self._ticker.start()
         self.setVisible(True)
         worker.signals.progress.connect(self._on_progress)
         worker.signals.done.connect(self._on_done)
@@ -170,11 +200,19 @@ class ProgressPanel(QWidget):
         if self.worker is None or self.sender() is not self.worker.signals:
             return
         self.label.setText(event.message)
-        if event.total:
+        if event.total and event.done > 0:
             self.bar.setRange(0, event.total)
             self.bar.setValue(min(event.done, event.total))
+        elif event.total:
+            self.bar.setRange(0, 0)  # nothing finished yet: busy, not a bar stuck at 0%
+
+    def _tick(self) -> None:
+        seconds = int(time.monotonic() - self._started)
+        minutes, seconds = divmod(seconds, 60)
+        self.elapsed.setText(f"{minutes} min {seconds:02d} s" if minutes else f"{seconds} s")
 
     def _on_done(self) -> None:
         if self.worker is not None and self.sender() is self.worker.signals:
             self.worker = None
+            self._ticker.stop()
             self.setVisible(False)

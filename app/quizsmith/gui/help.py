@@ -1,0 +1,134 @@
+"""Help → the teacher's guide: a first-run walk-through, what each score and flag means, and
+the keyboard shortcuts. One page with anchors, so each menu entry opens at its section."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+
+from quizsmith.gui.scores import LEVEL_COLORS
+
+#: Section anchors of the guide (menu entries open at one of them).
+SECTIONS = ("start", "scores", "flags", "queue", "shortcuts")
+
+#: (keys, what they do), shown in the guide; the same shortcuts the menus and buttons set.
+SHORTCUTS: tuple[tuple[str, str], ...] = (
+    ("Ctrl+N", "New passage"),
+    ("Ctrl+O", "Open a passage file (.txt, .md, .docx, .pdf)"),
+    ("Ctrl+G", "Generate items from the passage"),
+    ("Ctrl+S", "Save the item in the editor (and the scores computed for its text)"),
+    ("Ctrl+E", "Export…"),
+    ("Ctrl+,", "Settings…"),
+    ("Ctrl+Z / Ctrl+Shift+Z", "Undo / redo in any text field"),
+    ("A / R", "Accept / reject the selected item in the review queue"),
+    ("F1", "This guide"),
+    ("Ctrl+Q", "Quit (unsaved item edits are kept as a draft)"),
+)
+
+
+def _chip(level: str, text: str) -> str:
+    return f"<span style='background:{LEVEL_COLORS[level]}; padding:0 6px'>{text}</span>"
+
+
+def guide_html() -> str:
+    rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in SHORTCUTS)
+    return f"""
+<h2><a name="start"></a>Getting started</h2>
+<ol>
+<li><b>Add a passage.</b> Paste a textbook passage into the <i>Passage</i> tab (or open or
+drop a .txt, .md, .docx or .pdf file). Give it a title and a subject.</li>
+<li><b>Generate.</b> Choose how many items and which types, then press <i>Generate</i>
+(Ctrl+G). Each finished item appears in the table and is saved at once; <i>Cancel</i>
+keeps the finished ones.</li>
+<li><b>Check each item.</b> Click an item: the editor on the right shows its scores as
+coloured chips and, under <i>Evidence</i>, what the models saw and why they scored it so.
+Edit the wording; the live scores follow about a second after you stop typing.
+<i>Save</i> (Ctrl+S) stores the text; until then your edits are a draft and the item,
+its scores and exports stay as last saved.</li>
+<li><b>Decide.</b> <i>Accept</i> or <i>Reject</i> (pick a reason). The <i>Review queue</i>
+tab lists every item still undecided, the ones with warnings first.</li>
+<li><b>Export.</b> File → Export… writes the accepted items (or a quiz) as a Word student
+sheet, an answer key, a teacher report, or a Moodle, Canvas (QTI), GIFT, Aiken or CSV
+file.</li>
+</ol>
+<p>The scores are estimates made by small language models on your computer. They point at
+items worth a second look; they do not replace your judgement.</p>
+
+<h2><a name="scores"></a>What the scores mean</h2>
+<p>Chip colours: {_chip("good", "green")} good, {_chip("ok", "amber")} worth a look (a
+warning), {_chip("bad", "red")} probably a problem, {_chip("none", "grey")} not scored
+(the tooltip says why). Hover over a chip for the number and its reasons. A result marked
+<i>out of date</i> describes the text before your last edit and is being recomputed.</p>
+<dl>
+<dt><b>Overall</b> (0-100%)</dt>
+<dd>The estimated chance that a teacher accepts the item, learned from the other scores and
+from teachers' decisions. It orders the review queue (lowest first). Tools → <i>Learn my
+standard</i> refits it on your own accept/reject decisions.</dd>
+<dt><b>NACo</b> (0-1)</dt>
+<dd>Is it a natural question, is it answerable from the passage, and is it about as
+complex as expected? A model reasons through the question step by step and answers it;
+NACo is 0 when the model says it is not a real question or its answer shares nothing with
+the key. Evidence: the model's reasoning steps and answer.</dd>
+<dt><b>KDA</b> (0-1)</dt>
+<dd>Knowledge-dependent answerability: does knowing the target fact help a student answer?
+Several model "students" answer with and without the fact. High (0.8 or more) means
+students who know the fact get it right and others do not - in the study, most such items
+were accepted by teachers. Below 0.3 the item rarely tests the fact. Evidence: each
+solver's choice with and without the fact, and how often each distractor is chosen.</dd>
+<dt><b>EXAM</b> (yes/no)</dt>
+<dd>Can a question-answering model answer the item correctly from its passage alone?
+<i>no</i> means the passage may not support the key.</dd>
+<dt><b>MIRROR</b> (1-5)</dt>
+<dd>Two models review the item in turn for grammaticality, appropriateness, relevance,
+novelty and complexity, listing strengths and flaws, until they agree. Slow; run with
+<i>Score all</i>.</dd>
+<dt><b>MRE</b> (0-1)</dt>
+<dd>Only for items with a reference question (e.g. imported from a bank): how close the
+wording is to the reference or to a paraphrase of it.</dd>
+</dl>
+
+<h2><a name="flags"></a>Flags: hints and warnings</h2>
+<p>Each metric can raise review reasons. You can change their thresholds in Settings →
+Scoring.</p>
+<ul>
+<li><b>error</b> and <b>warning</b> (red ✖ / amber ⚠): something is probably wrong, e.g.
+<i>not a question</i>, <i>the model's answer differs from the key</i>, <i>not answerable
+from its passage</i>, <i>two options may be correct</i>, <i>answerable without the
+passage</i>, <i>the key's words appear in the question</i>, a low MIRROR criterion. These
+put the item at the top of the review queue.</li>
+<li><span style="color:#777777"><b>hint</b> (grey ℹ): worth knowing, not a fault, e.g.
+<i>a distractor is never chosen</i>, <i>easier or harder than expected</i>, <i>far from the
+reference wording</i>. Hints do not move an item up the queue.</span></li>
+</ul>
+
+<h2><a name="queue"></a>The review queue</h2>
+<p>Every item nobody has decided on yet (draft or needs review). Items with a warning or an
+error come first, then the rest; within each group the item with the lowest overall
+estimate comes first, and items without an estimate (not yet scored) come last. With the
+list focused, <b>A</b> accepts and <b>R</b> rejects (the worst flag is recorded as the
+reason), and the next item is selected.</p>
+
+<h2><a name="shortcuts"></a>Keyboard shortcuts</h2>
+<table cellpadding="3">{rows}</table>
+"""
+
+
+class HelpDialog(QDialog):
+    """The guide in a browser pane; non-modal, so it can stay open beside the window."""
+
+    def __init__(self, section: str = "start", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Quizsmith guide")
+        self.resize(720, 640)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(False)
+        self.browser.setHtml(guide_html())
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser)
+        layout.addWidget(buttons)
+        self.show_section(section)
+
+    def show_section(self, section: str) -> None:
+        if section in SECTIONS:
+            self.browser.scrollToAnchor(section)
