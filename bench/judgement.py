@@ -266,9 +266,7 @@ def main() -> None:
         )
     form = np.array([v["is_question"] == 0.0 for v in sig])
     unclear = np.array([r.labels["clarity"] < 2.5 or r.labels["fluency"] < 2.5 for r in qrec])
-    rows.append(
-        flag_row("no-question-form", form, unclear, "QGEval clarity or fluency < 2.5")
-    )
+    rows.append(flag_row("no-question-form", form, unclear, "QGEval clarity or fluency < 2.5"))
     vrec = [r for r, keep in zip(train.records, ~q, strict=True) if keep]
     vsig = [x["signals"].values for x in nv.results]
     non_question = np.array([r.role in ("non_q", "shuffled_q") for r in vrec])

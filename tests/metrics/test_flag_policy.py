@@ -48,3 +48,22 @@ def test_every_shipped_rule_is_a_real_severity_with_its_basis() -> None:
         if rule.severity in ("warning", "error"):
             # A warning must have earned it: measured precision of at least 0.6.
             assert rule.precision is not None and rule.precision >= 0.6, code
+
+
+def test_an_item_with_more_options_than_letters_does_not_apply() -> None:
+    from quizsmith.domain import Item, Passage
+    from quizsmith.metrics.base import MAX_SCORED_OPTIONS, MetricContext
+    from quizsmith.metrics.kda import KdaMetric
+    from quizsmith.metrics.solvers import LETTERS
+
+    assert len(LETTERS) == MAX_SCORED_OPTIONS
+    item = Item(
+        type="mcq",
+        stem="Which number?",
+        key="0",
+        options=Item.make_options("0", [str(i) for i in range(1, 30)]),
+        passage=Passage(text="Numbers from 0 to 29."),
+    )
+    result = KdaMetric().score(item, MetricContext())
+    assert not result.scored and "at most 10 options" in (result.not_scored_reason or "")
+    assert result.evidence.get("not_applicable") is True

@@ -453,8 +453,13 @@ class ItemEditor(QWidget):
             options = [Option(t, t == key, i) for i, t in enumerate(TF_ANSWERS)]
         elif kind in CHOICE_TYPES:
             options = Item.make_options(key, distractors)
+            # Partial credit is not edited here: a distractor keeps the credit it had.
+            credit = {o.text: o.credit for o in self.item.options if not o.is_key}
+            for option in options:
+                option.credit = credit.get(option.text, option.credit)
         else:
             options = []
+        same_kind = kind == self.item.type
         try:
             draft = Item(
                 type=kind,
@@ -473,6 +478,11 @@ class ItemEditor(QWidget):
                 flags=list(self.item.flags),
                 scores=dict(self.item.scores),
                 alternatives=list(self.item.alternatives),
+                # Fields the editor does not show are kept (an imported item's accepted
+                # answers, numerical key and images must survive a Save).
+                accepted=list(self.item.accepted) if same_kind else [],
+                numeric=self.item.numeric if same_kind and key == self.item.key else None,
+                media=list(self.item.media),
                 id=self.item.id,
                 created=self.item.created,
             )

@@ -23,8 +23,9 @@ from quizsmith.settings import Settings
 
 JobFactory = Callable[[CancelToken], Generator[Progress, None, Any]]
 #: Metrics run after every edit (fast enough with the bundled models); the rest on request.
-DEFAULT_LIVE_METRICS: tuple[str, ...] = ("naco", "kda")
-ALL_METRICS: tuple[str, ...] = ("naco", "kda", "exam", "mirror", "mre")
+#: "overall" last: it reads the others' results (quality/metric.py).
+DEFAULT_LIVE_METRICS: tuple[str, ...] = ("naco", "kda", "overall")
+ALL_METRICS: tuple[str, ...] = ("naco", "kda", "exam", "mirror", "mre", "overall")
 
 
 def metric_context(settings: Settings, token: CancelToken, bank: ItemBank | None) -> Any:

@@ -56,7 +56,7 @@ GENERATE_TIP = (
     "Each finished item is saved at once; Cancel keeps the finished ones."
 )
 #: Metrics run by "Score" on several items (MIRROR and MRE are slower: per item, on request).
-BATCH_METRICS = ("naco", "kda", "exam")
+BATCH_METRICS = ("naco", "kda", "exam", "overall")
 
 
 def cancelled_note(kept: int) -> str:

@@ -15,6 +15,8 @@ from quizsmith.settings import Settings
 
 #: Chip columns of the item tables, in order: (metric, short label).
 CHIP_METRICS: tuple[tuple[str, str], ...] = (
+    # The headline: the estimated chance a teacher accepts the item.
+    ("overall", "Overall"),
     ("naco", "NACo"),
     ("kda", "KDA"),
     ("exam", "EXAM"),
@@ -67,6 +69,8 @@ def chip_text(metric: str, result: ScoreResult) -> str:
     value = result.value if result.value is not None else 0.0
     if metric == "exam":
         return "yes" if value >= 1.0 else "no"
+    if metric == "overall":
+        return f"{value:.0%}"
     if metric == "mirror" and "mean" in result.values:
         return f"{float(result.values['mean']):.1f}/5"
     return f"{value:.2f}"
@@ -84,6 +88,12 @@ def _level(item: Item, metric: str, result: ScoreResult, settings: Settings | No
         return "ok"
     if metric == "naco" and value <= 0.0:
         return "bad"
+    if metric == "overall":
+        # Bad below the flag threshold (where the low-overall warning was measured right
+        # 67% of the time); good from 0.6 up, where most items are accepted.
+        if value < float(opts.get("weak_threshold", 0.4)):
+            return "bad"
+        return "good" if value >= float(opts.get("good_from", 0.6)) else "ok"
     if metric == "exam":
         return "good" if value >= 1.0 else "bad"
     if "error" in severities:

@@ -30,6 +30,11 @@ def below_text(value: float, limit: float) -> str:
     return f"{value:.6g} < {limit:.6g}"
 
 
+#: The option-choice solvers letter the options A-J (metrics/solvers.py, LETTERS); an item
+#: with more (an import may carry up to 30) is "does not apply", never a crash.
+MAX_SCORED_OPTIONS = 10
+
+
 @dataclass
 class MetricContext:
     """What a metric may use besides the item: models by role, options, the bank's statistics."""
@@ -103,6 +108,11 @@ class Metric:
             return "The item has no passage."
         if self.needs_options and len(item.options) < 2:
             return "The item has no answer options."
+        if self.needs_options and len(item.options) > MAX_SCORED_OPTIONS:
+            return (
+                f"{self.title} scores items of at most {MAX_SCORED_OPTIONS} options (A-J); this "
+                f"one has {len(item.options)}."
+            )
         if self.needs_reference and not (item.reference or "").strip():
             return "The item has no reference question."
         return None
