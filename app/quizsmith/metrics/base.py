@@ -108,14 +108,19 @@ class Metric:
             return "The item has no passage."
         if self.needs_options and len(item.options) < 2:
             return "The item has no answer options."
-        if self.needs_options and len(item.options) > MAX_SCORED_OPTIONS:
-            return (
-                f"{self.title} scores items of at most {MAX_SCORED_OPTIONS} options (A-J); this "
-                f"one has {len(item.options)}."
-            )
+        if self.needs_options and (reason := self.too_many_options(item)):
+            return reason
         if self.needs_reference and not (item.reference or "").strip():
             return "The item has no reference question."
         return None
+
+    def too_many_options(self, item: Item) -> str | None:
+        if len(item.options) <= MAX_SCORED_OPTIONS:
+            return None
+        return (
+            f"{self.title} scores items of at most {MAX_SCORED_OPTIONS} options (A-J); this one "
+            f"has {len(item.options)}."
+        )
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         raise NotImplementedError

@@ -149,7 +149,7 @@ class KdaMetric(Metric):
             return "The item has no passage."
         if len(item.options) < 2:
             return "The item has no answer options."
-        return None
+        return self.too_many_options(item)
 
     def solvers(self, ctx: MetricContext, options: dict[str, Any]) -> SolverSet:
         return solvers_from_options(ctx, options)
