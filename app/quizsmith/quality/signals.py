@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quizsmith.domain import Item
+from quizsmith.metrics.kda import STOPWORDS
 from quizsmith.metrics.squad import f1_score, normalize_answer
 from quizsmith.providers.base import Provider
 
@@ -61,111 +62,18 @@ SIGNALS: tuple[str, ...] = (
 )
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[a-z]+)?")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "and",
-        "or",
-        "but",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "do",
-        "does",
-        "did",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "that",
-        "this",
-        "these",
-        "those",
-        "it",
-        "its",
-        "as",
-        "into",
-        "than",
-        "then",
-        "there",
-        "their",
-        "they",
-        "he",
-        "she",
-        "his",
-        "her",
-        "him",
-        "them",
-        "we",
-        "you",
-        "your",
-        "our",
-        "i",
-        "me",
-        "my",
-        "not",
-        "no",
-    ]
+# KDA's list of words that are not "the key's words" (articles, question words, be/do...),
+# plus pronouns, which say nothing about what a question is about.
+_PRONOUN_TEXT = (
+    "than then there their they he she his her him them we you your our i me my into but"
 )
-_QUESTION_START = frozenset(
-    [
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "is",
-        "are",
-        "was",
-        "were",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "has",
-        "have",
-        "had",
-        "in",
-        "on",
-        "at",
-        "for",
-        "from",
-        "by",
-        "to",
-        "according",
-        "name",
-        "list",
-        "give",
-    ]
+_STOP = STOPWORDS | frozenset(_PRONOUN_TEXT.split(" "))
+#: First words of a question (or of an imperative quiz stem: "Name the...", "List...").
+_QUESTION_START_TEXT = (
+    "what which who whom whose when where why how is are was were do does did can could will "
+    "would should has have had in on at for from by to according name list give"
 )
+_QUESTION_START = frozenset(_QUESTION_START_TEXT.split(" "))
 _MONTHS = "january february march april may june july august september october november december"
 _DATE = re.compile(rf"\b(1[0-9]{{3}}|20[0-9]{{2}}|{'|'.join(_MONTHS.split())})\b", re.IGNORECASE)
 _NUMBER = re.compile(
