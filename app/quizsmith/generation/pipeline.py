@@ -11,7 +11,7 @@ from quizsmith.errors import CancelledError, QuizsmithError
 from quizsmith.generation import writer
 from quizsmith.generation.api import GeneratedStep, GenerationRequest, GenerationResult
 from quizsmith.generation.builder import BuildContext, build_candidates
-from quizsmith.generation.rank import best_first, score_candidates
+from quizsmith.generation.rank import best_first, score_candidates, score_kept
 from quizsmith.generation.sentences import split_sentences
 from quizsmith.generation.targets import (
     Target,
@@ -127,6 +127,8 @@ def generate_items(
                 result.dropped.append(f"{target.answer!r}: the same question as an earlier item")
                 continue
             best, alternatives = ranked[0], ranked[1:]
+            if request.rank:
+                yield from score_kept(best, metric_ctx, label)
             best.alternatives = alternatives
             result.items.append(best)
             yield Progress(

@@ -1,8 +1,10 @@
-"""Overgenerate-and-rank: score the candidates for one target with the live metrics and keep
-the best (the KDA paper, section 6, proposes its metric as exactly this kind of filter).
+"""Overgenerate-and-rank: score the candidates for one target and keep the best (the KDA
+paper, section 6, proposes its metric as exactly this kind of filter; here the overall
+estimate, which combines the cheap signals with the live metrics, does the ranking).
 
-The candidates keep their scores and flags, so the kept item reaches the teacher already
-scored and the alternatives can be compared in the editor.
+The kept candidate is then scored with the rest of the live metrics, so it reaches the
+teacher scored as the editor would score it; the alternatives keep their estimate and flags
+to be compared in the editor.
 """
 
 from __future__ import annotations
@@ -16,14 +18,24 @@ from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
 from quizsmith.metrics.runner import apply_result
 
-#: The live metrics that judge each item type. NACo asks whether the text is a natural,
-#: answerable question, so it does not judge true/false statements or cloze sentences; KDA
-#: needs options; a cloze item (the source sentence with a blank) has no candidates to rank.
-#: "overall" comes last: it reads the others' results (quality/metric.py).
+#: What each candidate is scored with to rank it. Multiple-choice and short questions are
+#: ranked by the overall estimate (the chance a teacher accepts the item; quality/metric.py),
+#: which needs no reference and is cheap; a true/false statement by KDA (the estimate was
+#: fitted on questions); a cloze item (the source sentence with a blank) is not ranked.
 RANK_METRICS: dict[str, tuple[str, ...]] = {
+    "mcq": ("overall",),
+    "short": ("overall",),
+    "tf": ("kda",),
+    "cloze": (),
+}
+#: The live metrics the kept item gets as well, so that it reaches the teacher scored as the
+#: item editor would score it; "overall" again last, since a teacher's refitted model may read
+#: NACo's and KDA's parts. NACo asks whether the text is a natural, answerable question, so it
+#: does not judge true/false statements; KDA needs options.
+KEPT_METRICS: dict[str, tuple[str, ...]] = {
     "mcq": ("naco", "kda", "overall"),
     "short": ("naco", "overall"),
-    "tf": ("kda",),
+    "tf": (),
     "cloze": (),
 }
 
@@ -45,15 +57,26 @@ def rank_value(item: Item) -> float | None:
 def score_candidates(
     candidates: Sequence[Item], ctx: MetricContext, label: str
 ) -> Generator[Progress, None, None]:
-    """Score every candidate with the metrics of its type (results stored on the items)."""
+    """Score every candidate with the ranking metrics of its type (stored on the items)."""
     for n, item in enumerate(candidates, 1):
-        for name in RANK_METRICS.get(item.type, ()):
-            ctx.cancel.raise_if_cancelled()
-            metric = registry.get(name)()
-            yield Progress(f"{label}: scoring candidate {n}/{len(candidates)} with {metric.title}")
-            result = metric.score(item, ctx)
-            flags = metric.flags(result, ctx.options(metric)) if result.scored else []
-            apply_result(item, result, flags)
+        yield from _score(item, RANK_METRICS.get(item.type, ()), ctx, f"{label}: candidate {n}")
+
+
+def score_kept(item: Item, ctx: MetricContext, label: str) -> Generator[Progress, None, None]:
+    """Score the kept candidate with the rest of the live metrics."""
+    yield from _score(item, KEPT_METRICS.get(item.type, ()), ctx, label)
+
+
+def _score(
+    item: Item, names: Sequence[str], ctx: MetricContext, label: str
+) -> Generator[Progress, None, None]:
+    for name in names:
+        ctx.cancel.raise_if_cancelled()
+        metric = registry.get(name)()
+        yield Progress(f"{label}: scoring with {metric.title}")
+        result = metric.score(item, ctx)
+        flags = metric.flags(result, ctx.options(metric)) if result.scored else []
+        apply_result(item, result, flags)
 
 
 def best_first(candidates: Sequence[Item]) -> list[Item]:

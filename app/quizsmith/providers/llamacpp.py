@@ -70,7 +70,8 @@ class _Loaded:
     live: tuple[tuple[int, ...], tuple[int, ...]] | None = None
     #: The model's own chat template, rendered here so that the prompt's tokens are known.
     formatter: Any = None
-    memo: OrderedDict[tuple[Any, ...], ChatResult] = field(default_factory=OrderedDict)
+    #: Remembered deterministic answers: ChatResults, and option log-prob tuples.
+    memo: OrderedDict[tuple[Any, ...], Any] = field(default_factory=OrderedDict)
 
 
 _models: dict[tuple[str, int, int], _Loaded] = {}
@@ -518,6 +519,15 @@ class LlamaCppProvider(Provider):
                 # At least one shared token after it: its logits predict the first option token.
                 head = self._tokens(loaded, text, add_bos=True, special=False)
                 cuts.append(min([common_prefix(head, f) for f in fulls] + [shared - 1]))
+            # The same options after the same prompt, evaluated in the same pieces, give the
+            # same numbers bit for bit (tests/providers/test_llamacpp_reuse.py): remembered,
+            # so a live re-score (NACo's answer and the overall estimate's signals rank the
+            # same candidates) does not decode them twice.
+            memo_key = ("option_logprobs", tuple(map(tuple, fulls)), tuple(cuts), strategy)
+            remembered = loaded.memo.get(memo_key)
+            if remembered is not None:
+                loaded.memo.move_to_end(memo_key)
+                return list(remembered)
             try:
                 if strategy == "reuse":
                     results = self._score_with_shared_prefix(loaded, fulls, starts, shared, cuts)
@@ -544,10 +554,15 @@ class LlamaCppProvider(Provider):
                 # the reusable pieces (loaded.live says which); the rest is dropped by the next
                 # call's start_from.
                 llm.n_tokens = len(loaded.live[0]) if loaded.live else 0
-        return [
-            OptionLogprob(o, sum(lps), sum(lps) / len(lps), len(lps), tuple(lps))
-            for o, lps in zip(options, results, strict=True)
-        ]
+            scored = [
+                OptionLogprob(o, sum(lps), sum(lps) / len(lps), len(lps), tuple(lps))
+                for o, lps in zip(options, results, strict=True)
+            ]
+            if strategy == "reuse":
+                loaded.memo[memo_key] = tuple(scored)
+                while len(loaded.memo) > MEMO_ENTRIES:
+                    loaded.memo.popitem(last=False)
+        return scored
 
     def _decode(self, llm: Any, tokens: Sequence[int], n_past: int, logits_from: int) -> Any:
         """Evaluate `tokens` at positions n_past.. and return the logits of tokens[logits_from:]

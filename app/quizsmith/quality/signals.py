@@ -225,17 +225,20 @@ def likelihood_answer(
 
 
 _VECTORS: dict[tuple[int, tuple[str, ...]], list[list[float]]] = {}
-#: Passages whose sentence vectors are kept: the live editor re-scores the same passage, and
-#: an evaluation meets each passage's questions together.
-_VECTORS_KEPT = 8
+#: Texts whose vectors are kept: the live editor re-scores the same passage and stem (NACo's
+#: answer and the signals both look for the sentence nearest the question), and an
+#: evaluation meets each passage's questions together.
+_VECTORS_KEPT = 32
 
 
-def _sentence_vectors(embedder: Provider, sentences: tuple[str, ...]) -> list[list[float]]:
-    key = (id(embedder), sentences)
-    if key not in _VECTORS:
+def _vectors(embedder: Provider, texts: tuple[str, ...]) -> list[list[float]]:
+    key = (id(embedder), texts)
+    if key in _VECTORS:
+        _VECTORS[key] = _VECTORS.pop(key)  # most recently used last
+    else:
         if len(_VECTORS) >= _VECTORS_KEPT:
             del _VECTORS[next(iter(_VECTORS))]
-        _VECTORS[key] = embedder.embed(list(sentences))
+        _VECTORS[key] = embedder.embed(list(texts))
     return _VECTORS[key]
 
 
@@ -246,8 +249,8 @@ def nearest_sentences(
     sentence's similarity; without an embedder, the first `count` and no similarities."""
     if embedder is None:
         return list(sentences[:count]), []
-    question = embedder.embed([stem])[0]
-    sims = [cosine(question, vec) for vec in _sentence_vectors(embedder, tuple(sentences))]
+    question = _vectors(embedder, (stem,))[0]
+    sims = [cosine(question, vec) for vec in _vectors(embedder, tuple(sentences))]
     order = sorted(range(len(sentences)), key=lambda i: -sims[i])
     return [sentences[i] for i in order[:count]], sims
 
