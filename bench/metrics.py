@@ -94,6 +94,9 @@ def main() -> None:
     parser.add_argument(
         "--metrics", default=",".join(METRICS), help="metrics timed one by one (comma list)"
     )
+    parser.add_argument(
+        "--name", default="metrics", help="results file name in bench/results (default metrics)"
+    )
     args = parser.parse_args()
     bench_items = items(args.items + 1)
     ctx = MetricContext(settings=Settings(n_threads=args.threads))
@@ -164,7 +167,7 @@ def main() -> None:
     ]
     md += ["", "Target for the live set: under 2 s per item on 2 cores.", ""]
     text = "\n".join(md)
-    write_results("metrics", data, text)
+    write_results(args.name, data, text)
     print(text)
 
 
