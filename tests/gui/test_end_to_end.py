@@ -105,8 +105,10 @@ def test_paste_generate_edit_accept_export(
     from quizsmith.gui.models import ItemTableModel
 
     model: ItemTableModel = window.passage_items
-    chip_columns = [c for c, title in enumerate(model.COLUMNS) if title in ("NACo", "KDA")]
-    assert len(chip_columns) == 2
+    chip_columns = [
+        c for c, title in enumerate(model.COLUMNS) if title in ("Overall", "NACo", "KDA")
+    ]
+    assert len(chip_columns) == 3
     for row in range(model.rowCount()):
         for column in chip_columns:
             assert model.index(row, column).data() not in (None, "", "–"), (row, column)
@@ -114,9 +116,11 @@ def test_paste_generate_edit_accept_export(
     item_id = stored[0].id
     select_item(window, qtbot, item_id)
     editor = window.editor
-    assert editor.live_metrics == ["naco", "kda"]  # the app's default live metrics
+    # The app's default live metrics; the overall estimate last (it reads the others).
+    assert editor.live_metrics == ["naco", "kda", "overall"]
     assert editor.chips.text("naco") != "NACo –" and editor.chips.text("kda") != "KDA –"
-    before = {m: editor.item.scores[m].created for m in ("naco", "kda")}
+    assert editor.chips.text("overall").endswith("%"), editor.chips.text("overall")
+    before = {m: editor.item.scores[m].created for m in ("naco", "kda", "overall")}
 
     # Edit the question: the chips wait ("…"), then show the re-score of the new text.
     new_stem = "According to the passage, " + stored[0].stem[0].lower() + stored[0].stem[1:]
@@ -126,8 +130,8 @@ def test_paste_generate_edit_accept_export(
         lambda: editor.live_runs == 1 and editor.live_worker is None, timeout=GENERATION_TIMEOUT_MS
     )
     assert not messages.shown, messages.shown[-1].text() if messages.shown else ""
-    assert editor.fresh_scores == {"naco", "kda"}
-    for metric, title in (("naco", "NACo"), ("kda", "KDA")):
+    assert editor.fresh_scores == {"naco", "kda", "overall"}
+    for metric, title in (("naco", "NACo"), ("kda", "KDA"), ("overall", "Overall")):
         assert editor.item.scores[metric].created != before[metric]
         assert editor.chips.text(metric) != f"{title} …"
 

@@ -208,7 +208,7 @@ def test_settings_dialog_saves_roles_thresholds_and_key(
     assert loaded.endpoints["vllm"].model == "big-model"
     text = settings_mod.settings_path().read_text()
     assert "sk-test" not in text
-    assert prefs.live_metrics() == ["naco"]
+    assert prefs.live_metrics() == ["naco", "overall"]  # overall is live by default
 
 
 def test_connection_test_reports_failure_with_fix(qtbot: Any) -> None:
