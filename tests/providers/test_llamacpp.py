@@ -192,3 +192,18 @@ def test_option_logprobs_match_llama_cpp_python_own_evaluation(smollm) -> None:
             assert abs(total - result.total) < 1e-4
     finally:
         llm.close()
+
+
+@pytest.mark.slow
+def test_a_provider_that_outlives_unload_all_loads_its_model_again() -> None:
+    """unload_all frees every llama.cpp context (CLI and GUI shutdown, tests); a provider
+    still held by a caller must load the model again, not touch freed memory (a segfault)."""
+    from quizsmith.providers import provider_for
+    from quizsmith.providers.llamacpp import unload_all
+    from quizsmith.settings import Settings
+
+    provider = provider_for("smollm2-135m-instruct", Settings())
+    first = provider.option_logprobs("The capital of France is", [" Paris"])
+    unload_all()
+    again = provider.option_logprobs("The capital of France is", [" Paris"])
+    assert again[0].total == first[0].total

@@ -70,6 +70,8 @@ class _Loaded:
     live: tuple[tuple[int, ...], tuple[int, ...]] | None = None
     #: The model's own chat template, rendered here so that the prompt's tokens are known.
     formatter: Any = None
+    #: Set by unload_all: the llama.cpp context is freed and must not be used.
+    closed: bool = False
     #: Remembered deterministic answers: ChatResults, and option log-prob tuples.
     memo: OrderedDict[tuple[Any, ...], Any] = field(default_factory=OrderedDict)
 
@@ -122,6 +124,7 @@ def unload_all() -> None:
         for loaded in _models.values():
             with loaded.lock:
                 loaded.llm.close()
+                loaded.closed = True
         _models.clear()
 
 
@@ -171,7 +174,9 @@ class LlamaCppProvider(Provider):
 
     # -- loading -----------------------------------------------------------------------------
     def _get(self) -> _Loaded:
-        if self._loaded is None:
+        # A provider that outlived `unload_all` (a long-lived caller, a test session) loads
+        # the model again rather than touch a freed llama.cpp context (a segfault).
+        if self._loaded is None or self._loaded.closed:
             self._loaded = _load_shared(self.model_path, self.n_ctx, self.n_threads)
         return self._loaded
 
