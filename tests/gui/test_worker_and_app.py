@@ -156,10 +156,12 @@ def test_app_run_opens_the_window_on_a_bank(
 
     monkeypatch.setenv("QUIZSMITH_DATA_DIR", str(tmp_path / "data"))
     shown: list[str] = []
+    # Windows that earlier tests left open are not the one app.run opens.
+    before = set(map(id, QApplication.topLevelWidgets()))
 
     def close_soon() -> None:
         for w in QApplication.topLevelWidgets():
-            if isinstance(w, MainWindow):
+            if isinstance(w, MainWindow) and id(w) not in before:
                 shown.append(w.windowTitle())
                 w.close()
         QApplication.quit()

@@ -149,6 +149,9 @@ def take_screenshots(out_dir: Path, score: bool = True) -> list[Path]:
             finally:
                 window.close()
                 window.runner.wait(60_000)
+                # A closed window is only hidden; left alive it would outlive its bank.
+                window.deleteLater()
+                app.processEvents()
     return written
 
 

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.errors import QuizsmithError
 from quizsmith.metrics.base import Metric, MetricContext, below_text
+from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its base model
 from quizsmith.providers.base import Provider
 from quizsmith.quality.signals import SIGNALS, compute_signals
 
@@ -40,11 +41,6 @@ def _reader(ctx: MetricContext) -> Provider:
         "The quality signals need a model that gives log-probabilities.",
         "Add a local GGUF model (or a server with logprobs) to the solvers role.",
     )
-
-
-def _instruct(provider: Provider) -> bool:
-    # The same test NACo uses to find its base (completion) model.
-    return bool(provider.can_chat and getattr(provider, "is_chat_model", True))
 
 
 def item_fingerprint(item: Item) -> str:
