@@ -10,7 +10,7 @@ mre.mre_bertscore; bleu/rouge/meteor/bertscore and their .single/.multi.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from quizsmith.domain import ScoreResult
@@ -78,6 +78,24 @@ REFERENCE_FEATURES: tuple[str, ...] = (
     *(f"mre.{m}" for m in MRE_MEASURES),
 )
 ALL_FEATURES: tuple[str, ...] = FEATURES + REFERENCE_FEATURES
+#: The metric whose result a feature is read from, by the feature's prefix ("ref." is MRE's
+#: single-reference part in the app; "sig." the signals the overall metric computes itself).
+FEATURE_SOURCES: dict[str, str] = {
+    "naco": "naco",
+    "kda": "kda",
+    "exam": "exam",
+    "mirror": "mirror",
+    "ref": "mre",
+    "mre": "mre",
+    "sig": "signals",
+}
+
+
+def metrics_read(features: Sequence[str]) -> frozenset[str]:
+    """The metrics whose results these features come from (an unknown prefix names itself,
+    so a caller never takes an unknown feature for a free one)."""
+    return frozenset(FEATURE_SOURCES.get(f.split(".")[0], f.split(".")[0]) for f in features)
+
 
 _BASELINE_FOR = {"bleu": "bleu4", "rouge": "rouge_l", "meteor": "meteor", "bertscore": "bertscore"}
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from quizsmith.domain import Item, ScoreResult, utc_now
 from quizsmith.errors import QuizsmithError
-from quizsmith.evaluation.features import ALL_FEATURES, FEATURES, overall_features
+from quizsmith.evaluation.features import ALL_FEATURES, FEATURES, metrics_read, overall_features
 from quizsmith.evaluation.records import EvalRecord
 
 MISSING_VALUE = -1.0
@@ -87,6 +87,25 @@ def user_model_path() -> Path:
     from quizsmith import paths
 
     return paths.config_dir() / MODEL_FILE
+
+
+def active_model_path() -> Path:
+    """The model the app predicts with: the teacher's refitted one, else the shipped one."""
+    user = user_model_path()
+    return user if user.exists() else shipped_model_path()
+
+
+def metrics_read_by_active_model() -> frozenset[str] | None:
+    """Which metrics' results the active model reads, from its JSON sidecar (cheap: no
+    scikit-learn import, so the GUI can ask while it lays out). None when that is unknown."""
+    sidecar = active_model_path().with_suffix(".json")
+    try:
+        used = json.loads(sidecar.read_text(encoding="utf-8"))["used_features"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(used, list) or not all(isinstance(f, str) for f in used):
+        return None
+    return metrics_read(used)
 
 
 def default_target(record: EvalRecord) -> int | None:
@@ -155,11 +174,7 @@ class OverallModel:
         the shipped one. Only load files Quizsmith wrote: the format is a pickle."""
         import joblib
 
-        if path is None:
-            user = user_model_path()
-            target = user if user.exists() else shipped_model_path()
-        else:
-            target = Path(path)
+        target = active_model_path() if path is None else Path(path)
         if not target.exists():
             raise QuizsmithError(
                 f"There is no overall model at {target}.",

@@ -301,11 +301,7 @@ class ItemEditor(QWidget):
     @live_metrics.setter
     def live_metrics(self, metrics: Sequence[str]) -> None:
         """Which metrics re-score after each edit; each gets a chip."""
-        unique = list(dict.fromkeys(metrics))
-        # The overall estimate reads the other metrics' results: it runs last.
-        self._live_metrics = [m for m in unique if m != "overall"] + [
-            m for m in unique if m == "overall"
-        ]
+        self._live_metrics = jobs.live_order(metrics)
         shown = dict(CHIP_METRICS)
         extra = [(m, metric_title(m)) for m in self._live_metrics if m not in shown]
         self.chips.set_metrics([*CHIP_METRICS, *extra])

@@ -144,9 +144,9 @@ class OverallMetric(Metric):
         """The model file it predicts with (a refit or a new shipped model scores afresh)."""
         import hashlib
 
-        from quizsmith.evaluation.overall import shipped_model_path, user_model_path
+        from quizsmith.evaluation.overall import active_model_path
 
-        path = user_model_path() if user_model_path().exists() else shipped_model_path()
+        path = active_model_path()
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else None
         return {"signals_version": SIGNALS_VERSION, "model": digest}
 
