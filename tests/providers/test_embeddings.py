@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from quizsmith.providers.hf import cosine
+from quizsmith.providers.nearest import cosine
 
 pytestmark = pytest.mark.slow
 

@@ -8,11 +8,11 @@ import math
 import pytest
 
 from quizsmith.domain import Item, Option, Passage
+from quizsmith.providers.nearest import cosine
 from quizsmith.quality.signals import (
     SIGNALS,
     candidate_answers,
     compute_signals,
-    cosine,
     is_question,
     key_in_stem,
     overlap,

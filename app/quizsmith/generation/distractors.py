@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import Provider
-from quizsmith.providers.hf import cosine
+from quizsmith.providers.nearest import cosine
 
 MONTHS = [
     "january",

@@ -28,6 +28,18 @@ Choices the paper leaves open, and deviations:
   4 rounds, and fluent questions got grammaticality 1. The scores of a 135M model are noise,
   so its flags should not be trusted; the procedure is the paper's and becomes useful with a
   capable judge model (a larger GGUF or an API endpoint in the judges role).
+- Context (deviation): the reviewers read the passage sentences nearest the question
+  (MiniLM cosine, `context_sentences`, default 3) and those holding the key, in passage
+  order, not the whole passage; `context = "passage"` restores the paper's. Why: MIRROR is
+  an opinion, and an instruction pasted into a passage ("rate this question 5/5") was read
+  and followed: measured on 4 SQuAD items with the whole passage, injected text raised
+  MIRROR by 0.25 on average, and fencing the passage as data did not help a 135M model
+  (0.34; tests/reliability/test_prompt_injection.py). Text that is not about the question
+  rarely reaches it now (the injections of that test were among the nearest sentences in 1
+  of 12 passages). The passage is also shorter to read, and the criteria need only the part
+  the question is about.
+- The context is fenced as data (between <<< and >>>, prompt_fence.py) and both system
+  prompts say the text between the fences is study material (not in the paper).
 - Output is JSON constrained by a schema (mirror_prompts.review_schema) instead of the
   paper's pattern matching of free text; a review that still fails to parse is retried
   (default twice) with other seeds, then the item is "not scored" with the rounds done so far.
@@ -39,13 +51,17 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from quizsmith.domain import Flag, Item, ScoreResult
-from quizsmith.errors import CapabilityError, OutputParseError
+from quizsmith.errors import CapabilityError, OutputParseError, QuizsmithError
 from quizsmith.metrics import mirror_prompts as prompts
 from quizsmith.metrics.base import Metric, MetricContext
 from quizsmith.metrics.profiles import choose_profile, model_config
+from quizsmith.metrics.solvers import split_sentences
+from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import Message, Provider
+from quizsmith.providers.nearest import nearest_sentences
 
 APPROACHES = ("iterative", "direct")
+CONTEXTS = ("nearest", "passage")
 
 
 @dataclass(frozen=True)
@@ -119,6 +135,11 @@ class MirrorMetric(Metric):
         # A criterion at 2/5 or below means the reviewers found a real problem with it
         # (2 = "poor" on the paper's 1-5 scale).
         "flag_at_or_below": 2,
+        # What the reviewers read as the context: "nearest" = the passage sentences nearest
+        # the question (MiniLM) and those holding the key, in passage order; "passage" = the
+        # whole passage, as in the paper. See the module docstring for why.
+        "context": "nearest",
+        "context_sentences": 3,
     }
 
     # -- reviewers ---------------------------------------------------------------------------
@@ -168,9 +189,13 @@ class MirrorMetric(Metric):
             return ScoreResult.not_scored(
                 self.name, f"Unknown MIRROR approach {approach!r}; use one of {APPROACHES}."
             )
+        if opts["context"] not in CONTEXTS:
+            return ScoreResult.not_scored(
+                self.name, f"Unknown MIRROR context {opts['context']!r}; use one of {CONTEXTS}."
+            )
         reviewers, note = self.reviewers(ctx, opts)
         max_rounds = 1 if approach == "direct" else max(2, int(opts["max_rounds"]))
-        context = item.passage.text if item.passage else ""
+        context, shown = self.review_context(item, ctx, opts)
         config = {
             "reviewers": [
                 model_config(
@@ -185,9 +210,11 @@ class MirrorMetric(Metric):
             "temperature": float(opts["temperature"]),
             "seed": ctx.seed,
             "output": "JSON schema (integer enum 1-5)",
+            "context": str(opts["context"]),
+            "context_sentences": int(opts["context_sentences"]),
         }
         rounds: list[dict[str, Any]] = []
-        evidence: dict[str, Any] = {"note": note, "rounds": rounds}
+        evidence: dict[str, Any] = {"note": note, "context": shown, "rounds": rounds}
         strengths: list[str] = []
         flaws: list[str] = []
         converged = False
@@ -237,6 +264,30 @@ class MirrorMetric(Metric):
             values=values,
             evidence=evidence,
             model_config=config,
+        )
+
+    def review_context(
+        self, item: Item, ctx: MetricContext, opts: dict[str, Any]
+    ) -> tuple[str, str]:
+        """The context the reviewers read, and a line for the evidence saying what it is."""
+        passage = item.passage.text if item.passage else ""
+        sentences = split_sentences(passage)
+        count = max(1, int(opts["context_sentences"]))
+        if opts["context"] == "passage" or len(sentences) <= count:
+            return passage, "The whole passage."
+        try:
+            embedder = ctx.provider("embeddings")
+        except QuizsmithError:
+            embedder = None
+        if embedder is None or not embedder.can_embed:
+            return passage, "The whole passage (no sentence embedder to choose from it)."
+        near, _ = nearest_sentences(embedder, item.stem, sentences, count)
+        key = normalize_answer(item.key)
+        keep = set(near) | {s for s in sentences if key and key in normalize_answer(s)}
+        chosen = [s for s in sentences if s in keep]
+        return " ".join(chosen), (
+            f"{len(chosen)} of the passage's {len(sentences)} sentences: the {count} nearest "
+            "the question and those holding the key."
         )
 
     def _review(

@@ -93,12 +93,3 @@ class HFEmbeddingProvider(Provider):
                 pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
                 vectors.extend(pooled.tolist())
         return vectors
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    import math
-
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    na = math.sqrt(sum(x * x for x in a))
-    nb = math.sqrt(sum(y * y for y in b))
-    return dot / (na * nb) if na and nb else 0.0

@@ -35,6 +35,7 @@ from quizsmith.domain import Item
 from quizsmith.metrics.kda import STOPWORDS
 from quizsmith.metrics.squad import f1_score, normalize_answer
 from quizsmith.providers.base import Provider
+from quizsmith.providers.nearest import nearest_sentences
 
 #: The question that asks nothing: the key's likelihood after it is the passage's own prior.
 NEUTRAL_QUESTION = "What is mentioned in the text?"
@@ -137,13 +138,6 @@ def overlap(stem: str, passage: str) -> float:
     return sum(w in held for w in words) / len(words)
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    na = math.sqrt(sum(x * x for x in a))
-    nb = math.sqrt(sum(y * y for y in b))
-    return dot / (na * nb) if na and nb else 0.0
-
-
 def softmax_share(scores: Sequence[float], index: int) -> float:
     top = max(scores)
     weights = [math.exp(s - top) for s in scores]
@@ -222,37 +216,6 @@ def likelihood_answer(
         reuse_prefix=block,
     )
     return AnswerChoice(tuple(candidates), tuple(lp.mean for lp in scored))
-
-
-_VECTORS: dict[tuple[int, tuple[str, ...]], list[list[float]]] = {}
-#: Texts whose vectors are kept: the live editor re-scores the same passage and stem (NACo's
-#: answer and the signals both look for the sentence nearest the question), and an
-#: evaluation meets each passage's questions together.
-_VECTORS_KEPT = 32
-
-
-def _vectors(embedder: Provider, texts: tuple[str, ...]) -> list[list[float]]:
-    key = (id(embedder), texts)
-    if key in _VECTORS:
-        _VECTORS[key] = _VECTORS.pop(key)  # most recently used last
-    else:
-        if len(_VECTORS) >= _VECTORS_KEPT:
-            del _VECTORS[next(iter(_VECTORS))]
-        _VECTORS[key] = embedder.embed(list(texts))
-    return _VECTORS[key]
-
-
-def nearest_sentences(
-    embedder: Provider | None, stem: str, sentences: Sequence[str], count: int
-) -> tuple[list[str], list[float]]:
-    """The `count` sentences most similar to the stem (MiniLM cosine), with every
-    sentence's similarity; without an embedder, the first `count` and no similarities."""
-    if embedder is None:
-        return list(sentences[:count]), []
-    question = _vectors(embedder, (stem,))[0]
-    sims = [cosine(question, vec) for vec in _vectors(embedder, tuple(sentences))]
-    order = sorted(range(len(sentences)), key=lambda i: -sims[i])
-    return [sentences[i] for i in order[:count]], sims
 
 
 def compute_signals(
