@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from quizsmith.domain import Item
 from quizsmith.formats import ExportOptions, export_items, get
-from quizsmith.formats.option_order import option_orders
 from quizsmith.formats.gift import escape, unescape
 from quizsmith.formats.names import short_stem
+from quizsmith.formats.option_order import option_orders
 
 from .helpers import essentials, mcq, short
 
