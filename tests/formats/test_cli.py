@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,31 @@ def test_export_a_quiz_in_its_order_with_a_template(
         "Into which sea does the Nile empty?",
     ]
     assert "Week 1" in Document(str(out)).sections[0].header.paragraphs[0].text
+
+
+@pytest.mark.parametrize(
+    "fmt", ["docx", "docx-key", "docx-report", "moodle", "gift", "aiken", "qti", "csv"]
+)
+def test_every_format_exports_a_quiz_in_the_quiz_order(
+    fmt: str, bank_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 19: "quiz export order comes out reversed". The quiz lists item 3 before item 1.
+    out = tmp_path / f"week1.{fmt}"
+    code = main(["export", "--bank", str(bank_file), "--format", fmt, "--quiz", "Week 1",
+                 "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    if fmt.startswith("docx"):
+        doc = Document(str(out))
+        cells = [c.text for t in doc.tables for r in t.rows for c in r.cells]
+        text = "\n".join([p.text for p in doc.paragraphs] + cells)
+    elif fmt == "qti":
+        with zipfile.ZipFile(out) as archive:
+            text = "".join(archive.read(n).decode("utf-8") for n in archive.namelist())
+    else:
+        text = out.read_text(encoding="utf-8")
+    # The answer key shows answers, not stems.
+    first, second = ("True", "Mediterranean") if fmt == "docx-key" else ("Le Nil", "Into which")
+    assert -1 < text.index(first) < text.index(second)
 
 
 def test_export_errors_are_messages(

@@ -11,9 +11,10 @@ from docx import Document
 
 from quizsmith.domain import Item
 from quizsmith.formats import ExportOptions, FormatError, export_items
-from quizsmith.formats.base import LETTERS, shuffled_options
+from quizsmith.formats.base import LETTERS
 from quizsmith.formats.docx_export import PAPER_BLANK
 from quizsmith.formats.make_template import build, template_path
+from quizsmith.formats.option_order import option_orders
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
@@ -51,7 +52,9 @@ def test_student_sheet_numbers_questions_and_letters_shuffled_options(
         else:
             assert question == f"{number}. {item.stem}"
         expected = (
-            [o.text for o in shuffled_options(item, 42)] if item.type in ("mcq", "tf") else []
+            [o.text for o in option_orders(items, 42).of(item)]
+            if item.type in ("mcq", "tf")
+            else []
         )
         assert options == [f"{LETTERS[i]}. {t}" for i, t in enumerate(expected)]
     doc = Document(str(out))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from quizsmith.domain import Item
 from quizsmith.formats import ExportOptions, export_items
-from quizsmith.formats.base import shuffled_options
+from quizsmith.formats.option_order import option_orders
 
 CP = "{http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1}"
 Q = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
@@ -55,7 +55,7 @@ def test_qti_package_has_a_manifest_pointing_at_the_assessment(
             labels = element.findall(f"{Q}presentation/{Q}response_lid/{Q}render_choice/"
                                      f"{Q}response_label")  # fmt: skip
             texts = [lab.findtext(f"{Q}material/{Q}mattext") for lab in labels]
-            assert texts == [o.text for o in shuffled_options(item, 8)]
+            assert texts == [o.text for o in option_orders(items, 8).of(item)]
             keyed = [
                 lab.get("ident")
                 for lab in labels

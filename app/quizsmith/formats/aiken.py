@@ -26,9 +26,9 @@ from quizsmith.formats.base import (
     ParsedFile,
     Skipped,
     read_text,
-    shuffled_options,
     xml_safe,
 )
+from quizsmith.formats.option_order import option_orders
 
 # Moodle also accepts "A)Correct", with no space after the letter.
 _OPTION = re.compile(r"^([A-Z])[.)]\s*(\S.*)$")
@@ -51,7 +51,7 @@ class AikenFormat(Exporter, Importer):
     def write(
         self, items: list[Item], path: Path, options: ExportOptions, result: ExportResult
     ) -> None:
-        seed = int(result.seed or 0)
+        orders = option_orders(items, int(result.seed or 0))
         blocks = []
         for item in items:
             if item.type not in ("mcq", "tf"):
@@ -63,7 +63,7 @@ class AikenFormat(Exporter, Importer):
                     )
                 )
                 continue
-            ordered = shuffled_options(item, seed)
+            ordered = orders.of(item)
             if len(ordered) > len(LETTERS):
                 result.skipped.append(
                     Skipped(

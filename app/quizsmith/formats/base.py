@@ -1,5 +1,6 @@
 """What every format shares: the plug-in base classes, options and results, the error type,
-atomic writing, reading text in the encodings teachers' files come in, and the seeded shuffle.
+atomic writing, reading text in the encodings teachers' files come in, and the export seed
+(the option order it gives lives in `option_order`).
 
 A format is a class registered under the entry-point group `quizsmith.formats`. Its
 capabilities are class attributes (`can_export`, `can_import`), as for providers and metrics.
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import random
 import re
 import secrets
 import unicodedata
@@ -191,23 +191,6 @@ def selection_seed(items: Sequence[Item]) -> int:
     identities = sorted(str(it.id if it.id is not None else it.stem) for it in items)
     digest = hashlib.sha256("\x1f".join(identities).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") % 1_000_000
-
-
-def shuffled_options(item: Item, seed: int) -> list[Option]:
-    """The options in the order students see for `seed`.
-
-    Each item draws from its own `random.Random`, seeded by the export seed and the item's
-    identity (bank id, else its stem), so the student sheet, the answer key and a later
-    export with the same seed agree whatever other items are exported with it. True/false
-    keeps True before False, as students expect.
-    """
-    ordered = sorted(item.options, key=lambda o: o.position)
-    if item.type == "tf" or len(ordered) < 2:
-        return ordered
-    identity = item.id if item.id is not None else item.stem
-    rng = random.Random(f"{seed}:{identity}")
-    rng.shuffle(ordered)
-    return ordered
 
 
 def letter(index: int) -> str:

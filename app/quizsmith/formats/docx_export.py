@@ -3,8 +3,8 @@
 All three open the template (`resources/templates/quiz-template.docx`, or the one given as
 `ExportOptions.template`), keep its page set-up, styles, headers and footers, replace its
 body, and write the quiz name in the header and "Page N of M" (PAGE / NUMPAGES fields) in the
-footer. The student sheet and the key shuffle options with the same seed, item by item
-(`shuffled_options`), so the key's letters always match the sheet printed with that seed;
+footer. The student sheet and the key order options by the same seed over the same items
+(`option_orders`), so the key's letters always match the sheet printed with that seed;
 both show the seed as the form number.
 
 The student sheet prints a passage before the first of its questions (by default when every
@@ -31,10 +31,10 @@ from quizsmith.formats.base import (
     is_rtl,
     key_letter,
     letter,
-    shuffled_options,
     xml_safe,
 )
 from quizsmith.formats.mathtext import readable_math
+from quizsmith.formats.option_order import OptionOrders, option_orders
 from quizsmith.paths import resources_dir
 
 #: The blank students write in on paper: wider than the "_____" of the text formats.
@@ -308,12 +308,14 @@ class _WordExporter(Exporter):
         self, items: list[Item], path: Path, options: ExportOptions, result: ExportResult
     ) -> None:
         doc = open_template(options.template)
-        self.fill(doc, items, options, int(result.seed or 0))
+        self.fill(doc, items, options, option_orders(items, int(result.seed or 0)))
         result.count = len(items)
         doc.core_properties.title = xml_safe(options.title)
         doc.save(str(path))
 
-    def fill(self, doc: Any, items: list[Item], options: ExportOptions, seed: int) -> None:
+    def fill(
+        self, doc: Any, items: list[Item], options: ExportOptions, orders: OptionOrders
+    ) -> None:
         raise NotImplementedError
 
 
@@ -322,7 +324,10 @@ class StudentDocxFormat(_WordExporter):
     title = "Word: student sheet"
     description = "Word quiz for students: numbered questions, shuffled lettered options"
 
-    def fill(self, doc: Any, items: list[Item], options: ExportOptions, seed: int) -> None:
+    def fill(
+        self, doc: Any, items: list[Item], options: ExportOptions, orders: OptionOrders
+    ) -> None:
+        seed = orders.seed
         _header_footer(doc, f"{options.title} · Form {seed}")
         _para(doc, options.title, "Quiz Title")
         _para(doc, "Name: " + "_" * 30 + "   Date: " + "_" * 14, "Quiz Instructions")
@@ -347,15 +352,15 @@ class StudentDocxFormat(_WordExporter):
                 for text in passage.text.split("\n"):
                     if text.strip():
                         _para(doc, text.strip(), "Quiz Instructions")
-            self._question(doc, number, item, seed)
+            self._question(doc, number, item, orders)
 
     @staticmethod
-    def _question(doc: Any, number: int, item: Item, seed: int) -> None:
+    def _question(doc: Any, number: int, item: Item, orders: OptionOrders) -> None:
         lines = [_para(doc, paper_stem(item), "Quiz Question", bold_prefix=f"{number}. ")]
         lines[0].paragraph_format.keep_with_next = True
         _pictures(doc, item)
         if item.type in ("mcq", "tf"):
-            for index, option in enumerate(shuffled_options(item, seed)):
+            for index, option in enumerate(orders.of(item)):
                 label = f"{letter(index)}. "
                 lines.append(_para(doc, option.text, "Quiz Option", bold_prefix=label))
         elif item.type == "short":
@@ -374,7 +379,10 @@ class AnswerKeyDocxFormat(_WordExporter):
     title = "Word: answer key"
     description = "Word answer key: question number -> letter or answer, for the same seed"
 
-    def fill(self, doc: Any, items: list[Item], options: ExportOptions, seed: int) -> None:
+    def fill(
+        self, doc: Any, items: list[Item], options: ExportOptions, orders: OptionOrders
+    ) -> None:
+        seed = orders.seed
         _header_footer(doc, f"{options.title} · Answer key · Form {seed}")
         _para(doc, f"Answer key: {options.title}", "Quiz Title")
         _para(
@@ -386,7 +394,7 @@ class AnswerKeyDocxFormat(_WordExporter):
         table = _table(doc, ["No.", "Key", "Answer"], widths)
         for number, item in enumerate(items, 1):
             choice = item.type in ("mcq", "tf")
-            mark = key_letter(shuffled_options(item, seed)) if choice else "—"
+            mark = key_letter(orders.of(item)) if choice else "—"
             _row(table, [str(number), mark, answer_text(item)], widths)
 
 
@@ -395,7 +403,10 @@ class ReportDocxFormat(_WordExporter):
     title = "Word: teacher review report"
     description = "Word report for the teacher: each item with its scores, flags and review"
 
-    def fill(self, doc: Any, items: list[Item], options: ExportOptions, seed: int) -> None:
+    def fill(
+        self, doc: Any, items: list[Item], options: ExportOptions, orders: OptionOrders
+    ) -> None:
+        seed = orders.seed
         _header_footer(doc, f"{options.title} · Review report")
         _para(doc, f"Review report: {options.title}", "Quiz Title")
         flagged = sum(1 for i in items if i.flags)
@@ -410,9 +421,11 @@ class ReportDocxFormat(_WordExporter):
             "Quiz Instructions",
         )
         for number, item in enumerate(items, 1):
-            self._item(doc, number, item, options, seed)
+            self._item(doc, number, item, options, orders)
 
-    def _item(self, doc: Any, number: int, item: Item, options: ExportOptions, seed: int) -> None:
+    def _item(
+        self, doc: Any, number: int, item: Item, options: ExportOptions, orders: OptionOrders
+    ) -> None:
         label = f"{number}. " + (f"[#{item.id}] " if item.id is not None else "")
         head = _para(doc, item.stem, "Quiz Question", bold_prefix=label)
         head.paragraph_format.keep_with_next = True
@@ -421,7 +434,7 @@ class ReportDocxFormat(_WordExporter):
             details += f" · Subject: {item.subject}"
         _para(doc, details, "Quiz Note").paragraph_format.keep_with_next = True
         if item.type in ("mcq", "tf"):
-            for index, option in enumerate(shuffled_options(item, seed)):
+            for index, option in enumerate(orders.of(item)):
                 mark = " (key)" if option.is_key else ""
                 if option.credit and not option.is_key:
                     mark = f" ({option.credit:g}% credit)"

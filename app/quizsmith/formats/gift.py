@@ -47,11 +47,12 @@ from quizsmith.formats.base import (
     Skipped,
     cloze_stem,
     read_text,
-    shuffled_options,
     xml_safe,
 )
 from quizsmith.formats.markup import html_to_text, media_note, text_to_html
-from quizsmith.formats.moodle import category_levels, category_path, question_name
+from quizsmith.formats.moodle import category_levels, category_path
+from quizsmith.formats.names import QuestionNames
+from quizsmith.formats.option_order import OptionOrders, option_orders
 
 SPECIAL = "~=#{}:"
 _ESCAPES = {"n": "\n", **{c: c for c in SPECIAL + "\\"}}
@@ -108,6 +109,8 @@ class GiftFormat(Exporter, Importer):
         seed = int(result.seed or 0)
         title = options.title.replace("\n", " ")
         parts = [f"// {title}: exported by Quizsmith (option order seed {seed})\n"]
+        orders = option_orders(items, seed)
+        names = QuestionNames()
         category: str | None = None
         for number, item in enumerate(items, 1):
             wanted = "$course$/top" + "".join(f"/{c}" for c in category_path(item))
@@ -115,12 +118,12 @@ class GiftFormat(Exporter, Importer):
                 category = wanted
                 parts.append(f"$CATEGORY: {' '.join(wanted.split())}\n")
             notes: list[str] = []
-            parts.append(self._question(item, number, seed, notes))
+            parts.append(self._question(item, names.name(item, number), orders, notes))
             result.simplified += [Skipped(n, item.id, item.stem) for n in notes]
             result.count += 1
         path.write_text("\n".join(parts), encoding="utf-8", newline="\n")
 
-    def _question(self, item: Item, number: int, seed: int, notes: list[str]) -> str:
+    def _question(self, item: Item, name: str, orders: OptionOrders, notes: list[str]) -> str:
         stem = cloze_stem(item.stem) if item.type == "cloze" else item.stem
         answer_texts = [o.text for o in item.options] + [item.key] + [a.text for a in item.accepted]
         texts = [stem, *answer_texts]
@@ -134,7 +137,7 @@ class GiftFormat(Exporter, Importer):
             return escape(text_to_html(text)) if html else escape(text)
 
         marker = "[html]" if html else "[plain]" if plain else ""
-        head = f"::{escape(question_name(item, number))}::{marker}{out(stem)}"
+        head = f"::{escape(name)}::{marker}{out(stem)}"
         for media in item.media:
             notes.append(f"{media.name} not written: GIFT files carry no pictures or sounds.")
         truth = item.key.strip().casefold()
@@ -142,7 +145,7 @@ class GiftFormat(Exporter, Importer):
             return f"{head}{{{truth.upper()}}}\n"
         if item.type in ("mcq", "tf"):
             lines = []
-            for option in shuffled_options(item, seed):
+            for option in orders.of(item):
                 weight = f"%{option.credit:g}%" if option.credit and not option.is_key else ""
                 mark = "=" if option.is_key else "~"
                 lines.append(mark + weight + _answer_text(out(option.text), html))

@@ -49,10 +49,11 @@ from quizsmith.formats.base import (
     check_text,
     cloze_stem,
     read_bytes,
-    shuffled_options,
     xml_safe,
 )
 from quizsmith.formats.markup import html_to_text, media_note, media_refs, text_to_html
+from quizsmith.formats.names import QuestionNames
+from quizsmith.formats.option_order import OptionOrders, option_orders
 
 
 def _attr(name: str) -> str:
@@ -61,14 +62,6 @@ def _attr(name: str) -> str:
 
 _CATEGORY_ROOTS = ("$course$", "$module$", "$system$", "$cat1$", "$cat2$", "$cat3$", "top")
 _CLOZE_BLANK = re.compile(r"_{5,}")
-
-
-def question_name(item: Item, number: int) -> str:
-    """A stable, readable name: the id an import came with, else the bank id."""
-    source = item.provenance.get("source_id")
-    if source not in (None, ""):
-        return str(source)
-    return f"Q{item.id}" if item.id is not None else f"Q{number}"
 
 
 def category_path(item: Item) -> list[str]:
@@ -104,7 +97,8 @@ class MoodleXmlFormat(Exporter, Importer):
     def write(
         self, items: list[Item], path: Path, options: ExportOptions, result: ExportResult
     ) -> None:
-        seed = int(result.seed or 0)
+        orders = option_orders(items, int(result.seed or 0))
+        names = QuestionNames()
         quiz = ET.Element("quiz")
         quiz.append(ET.Comment(xml_safe(f" {options.title}: exported by Quizsmith ")))
         category: str | None = None
@@ -115,13 +109,15 @@ class MoodleXmlFormat(Exporter, Importer):
                 cat = ET.SubElement(quiz, "question", {"type": "category"})
                 _text_element(cat, "category", wanted)
             notes: list[str] = []
-            quiz.append(self._question(item, number, seed, notes))
+            quiz.append(self._question(item, names.name(item, number), orders, notes))
             result.simplified += [Skipped(n, item.id, item.stem) for n in notes]
             result.count += 1
         ET.indent(quiz, space="  ")
         ET.ElementTree(quiz).write(path, encoding="UTF-8", xml_declaration=True)
 
-    def _question(self, item: Item, number: int, seed: int, notes: list[str]) -> ET.Element:
+    def _question(
+        self, item: Item, name: str, orders: OptionOrders, notes: list[str]
+    ) -> ET.Element:
         if item.type in ("mcq", "tf") and _is_true_false(item):
             qtype = "truefalse"
         elif item.type in ("mcq", "tf"):
@@ -131,7 +127,7 @@ class MoodleXmlFormat(Exporter, Importer):
         else:
             qtype = "shortanswer"
         question = ET.Element("question", {"type": qtype})
-        _text_element(question, "name", question_name(item, number))
+        _text_element(question, "name", name)
         stem = cloze_stem(item.stem) if item.type == "cloze" else item.stem
         images = [m for m in item.media if m.is_image]
         markup = text_to_html(stem) + "".join(
@@ -157,9 +153,12 @@ class MoodleXmlFormat(Exporter, Importer):
             ET.SubElement(question, "idnumber").text = str(item.id)
         if qtype == "multichoice":
             ET.SubElement(question, "single").text = "true"
-            ET.SubElement(question, "shuffleanswers").text = "true"
+            # Moodle shuffles again per attempt unless told not to, which would undo the
+            # ascending order of numeric options.
+            shuffle = "false" if orders.is_numeric(item) else "true"
+            ET.SubElement(question, "shuffleanswers").text = shuffle
             ET.SubElement(question, "answernumbering").text = "abc"
-            for option in shuffled_options(item, seed):
+            for option in orders.of(item):
                 credit = 100.0 if option.is_key else option.credit
                 self._answer(question, option.text, credit, "html")
         elif qtype == "truefalse":

@@ -9,10 +9,11 @@ carry the `itemmetadata` Canvas reads (`question_type`, `points_possible`,
 key; short answers and cloze items (blank shown as "_____") are short_answer_question with
 `response_str`/`render_fib` and one `varequal` per accepted answer; items with a numerical key
 are numerical_question (`varequal` or-ed with the `vargte`/`varlte` range, as Canvas itself
-exports them). Options are written in the shuffled order of the export seed. An item's images
-go in the zip under `web_resources/<item>/` (a `webcontent` resource of the manifest) and are
-shown in its text through `$IMS-CC-FILEBASE$/...`, as in Canvas's own packages. What Canvas
-cannot score or show (partial credit, units, sounds) is left out and listed in `simplified`.
+exports them). Options are written in the order of the export seed (`option_order`). An
+item's images go in the zip under `web_resources/<item>/` (a `webcontent` resource of the
+manifest) and are shown in its text through `$IMS-CC-FILEBASE$/...`, as in Canvas's own
+packages. What Canvas cannot score or show (partial credit, units, sounds) is left out and
+listed in `simplified`.
 """
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ from quizsmith.formats.base import (
     ExportResult,
     Skipped,
     cloze_stem,
-    shuffled_options,
     xml_safe,
 )
 from quizsmith.formats.markup import text_to_html
+from quizsmith.formats.option_order import OptionOrders, option_orders
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
@@ -91,7 +92,8 @@ class QtiFormat(Exporter):
         quiz_id = _ident("quiz", options.title, seed, *(i.stem for i in items))
         assessment_href = f"{quiz_id}/{quiz_id}.xml"
         files: dict[str, bytes] = {}
-        assessment = self._assessment(items, quiz_id, options.title, seed, result, files)
+        orders = option_orders(items, seed)
+        assessment = self._assessment(items, quiz_id, options.title, orders, result, files)
         with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             manifest = self._manifest(quiz_id, assessment_href, sorted(files))
             archive.writestr("imsmanifest.xml", _xml_bytes(manifest))
@@ -135,7 +137,7 @@ class QtiFormat(Exporter):
         items: list[Item],
         quiz_id: str,
         title: str,
-        seed: int,
+        orders: OptionOrders,
         result: ExportResult,
         files: dict[str, bytes],
     ) -> ET.Element:
@@ -148,7 +150,7 @@ class QtiFormat(Exporter):
         section = ET.SubElement(assessment, "section", {"ident": "root_section"})
         for number, item in enumerate(items, 1):
             notes: list[str] = []
-            section.append(self._item(item, number, quiz_id, seed, notes, files))
+            section.append(self._item(item, number, quiz_id, orders, notes, files))
             result.simplified += [Skipped(n, item.id, item.stem) for n in notes]
             result.count += 1
         return root
@@ -158,7 +160,7 @@ class QtiFormat(Exporter):
         item: Item,
         number: int,
         quiz_id: str,
-        seed: int,
+        orders: OptionOrders,
         notes: list[str],
         files: dict[str, bytes],
     ) -> ET.Element:
@@ -180,7 +182,7 @@ class QtiFormat(Exporter):
         if choice:
             tf = item.type == "tf" and truth
             qtype = "true_false_question" if tf else "multiple_choice_question"
-        ordered = shuffled_options(item, seed) if choice else []
+        ordered = orders.of(item) if choice else []
         answer_ids = [str(1000 * number + i) for i in range(len(ordered))]
         metadata = ET.SubElement(element, "itemmetadata")
         fields = [("question_type", qtype), ("points_possible", "1.0")]
