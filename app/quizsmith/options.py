@@ -6,7 +6,8 @@ key a table may hold is a key of its defaults, and a value must have its default
 (an int is accepted where the default is a float; TOML writes `1` for `1.0`). A default of
 None says nothing about the type, so its owner names the types in `types`.
 
-Standard library only: `settings.py` checks its own tables with it, the metrics theirs.
+Base layer (standard library and `errors` only): `settings.py` checks its own tables with it,
+the metrics theirs.
 """
 
 from __future__ import annotations
