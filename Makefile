@@ -45,6 +45,7 @@ lint: install
 	$(BIN)/ruff check app tests bench
 	$(BIN)/ruff format --check app tests bench
 	$(BIN)/mypy
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q tests/test_architecture.py
 
 bench: install
 	$(BIN)/python bench/providers.py

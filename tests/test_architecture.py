@@ -1,6 +1,20 @@
-"""House rule: only quizsmith.gui may import Qt. Checked on the source (every import
-statement, including ones inside functions) and at run time (importing every core module
-loads no Qt)."""
+"""House rules on imports, checked on the source (every import statement, including ones
+inside functions and under TYPE_CHECKING) and, for Qt, at run time.
+
+1. Only quizsmith.gui may import Qt (importing every core module loads no Qt).
+2. Layers: a module imports only from its own layer or the layers below it
+
+       gui
+       cli, cli_formats, demo, modelreport          (the command line's front end)
+       generation, evaluation, quality              (features)
+       metrics
+       providers
+       bank, formats                                (stored items and files)
+       domain, errors, settings, jobs, ...          (the base: BASE below)
+
+   Known exceptions are listed in KNOWN_VIOLATIONS with the reason; a new one fails, and so
+   does an entry that no longer happens (remove it). See CONTRIBUTING.md, "Layers".
+"""
 
 from __future__ import annotations
 
@@ -14,21 +28,104 @@ import quizsmith
 PACKAGE = Path(quizsmith.__file__).parent
 QT = ("PySide6", "shiboken6", "PyQt5", "PyQt6")
 
+BASE = (
+    "__init__",
+    "crash",
+    "domain",
+    "errors",
+    "jobs",
+    "logs",
+    "options",
+    "paths",
+    "paths_guard",
+    "plugins",
+    "prompt_fence",
+    "secrets",
+    "settings",
+    "text",
+)
+#: Lowest first. The unit is the first part below `quizsmith.` (a package or a module).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    BASE,
+    ("bank", "formats"),
+    ("providers",),
+    ("metrics",),
+    ("generation", "evaluation", "quality"),
+    ("cli", "cli_formats", "demo", "modelreport"),
+    ("gui",),
+)
+LAYER_OF = {unit: n for n, units in enumerate(LAYERS) for unit in units}
+
+#: (importing file, imported unit) -> why it is allowed for now. Each is an import inside a
+#: function, so none of them costs an import at start.
+KNOWN_VIOLATIONS: dict[tuple[str, str], str] = {
+    ("cli.py", "gui"): "`quizsmith gui` starts the desktop app (quizsmith.gui.app)",
+    ("bank/store.py", "providers"): (
+        "ItemBank's default embedder for near-duplicates is the `embeddings` role's model "
+        "when the caller passes none"
+    ),
+    ("formats/docx_export.py", "metrics"): (
+        "the teacher report names each metric and its flag threshold from the registry"
+    ),
+    ("metrics/naco.py", "generation"): "NACo's likelihood answer splits the passage into sentences",
+    ("metrics/naco.py", "quality"): (
+        "NACo's likelihood answer reuses the signals metric's answer selection"
+    ),
+}
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
 
 def _core_modules() -> list[Path]:
-    return [p for p in PACKAGE.rglob("*.py") if "gui" not in p.relative_to(PACKAGE).parts]
+    return [p for p in _modules() if "gui" not in p.relative_to(PACKAGE).parts]
+
+
+def _unit(path: Path) -> str:
+    return path.relative_to(PACKAGE).with_suffix("").parts[0]
+
+
+def _imported(path: Path, root: Path = PACKAGE) -> list[tuple[int, str]]:
+    """(line, dotted name) of everything a module imports, relative imports resolved and
+    `from quizsmith import x` read as `quizsmith.x`."""
+    own = ["quizsmith", *path.relative_to(root).with_suffix("").parts]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*own[: len(own) - node.level], *([base] if base else [])])
+            if base == "quizsmith":
+                found += [(node.lineno, f"quizsmith.{a.name}") for a in node.names]
+            else:
+                found.append((node.lineno, base))
+    return found
+
+
+def _layer_edges() -> list[tuple[str, int, str]]:
+    """(file, line, imported unit) for every import of a higher layer."""
+    edges = []
+    for path in _modules():
+        src = _unit(path)
+        for line, name in _imported(path):
+            parts = name.split(".")
+            if parts[0] != "quizsmith" or len(parts) < 2 or parts[1] == src:
+                continue
+            if LAYER_OF.get(parts[1], -1) > LAYER_OF[src]:
+                edges.append((path.relative_to(PACKAGE).as_posix(), line, parts[1]))
+    return edges
 
 
 def test_no_core_module_imports_qt() -> None:
-    offenders = []
-    for path in _core_modules():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in QT]
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{line}: {name}"
+        for path in _core_modules()
+        for line, name in _imported(path)
+        if name.split(".")[0] in QT
+    ]
     assert not offenders
     assert len(_core_modules()) > 10  # the walk really saw the package
 
@@ -47,3 +144,46 @@ def test_importing_the_core_loads_no_qt() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_every_package_and_module_has_a_layer() -> None:
+    units = {_unit(p) for p in _modules()}
+    missing = sorted(units - set(LAYER_OF))
+    assert not missing, (
+        f"{missing} belong to no layer: add each to LAYERS in tests/test_architecture.py "
+        "(and to the layer table in CONTRIBUTING.md)."
+    )
+    assert {"gui", "metrics", "providers", "bank", "domain"} <= units
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    edges = _layer_edges()
+    new = [
+        f"{file}:{line} imports quizsmith.{unit}"
+        for file, line, unit in edges
+        if (file, unit) not in KNOWN_VIOLATIONS
+    ]
+    assert not new, (
+        "Imports against the layers (gui > cli/demo > generation/evaluation/quality > metrics "
+        "> providers > bank/formats > base): " + "; ".join(new) + ". Move the shared code "
+        "down a layer, or pass it in from the caller."
+    )
+    seen = {(file, unit) for file, _, unit in edges}
+    stale = sorted(set(KNOWN_VIOLATIONS) - seen)
+    assert not stale, f"{stale} no longer happen: remove them from KNOWN_VIOLATIONS."
+
+
+def test_the_layer_check_sees_function_level_and_relative_imports(tmp_path: Path) -> None:
+    root = tmp_path / "quizsmith"
+    module = root / "metrics" / "x.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(
+        "import json\n"
+        "def f():\n"
+        "    from quizsmith import settings\n"
+        "    from ..gui import app\n"
+        "    if True:\n"
+        "        import quizsmith.quality.signals\n"
+    )
+    names = sorted(name for _, name in _imported(module, root))
+    assert names == ["json", "quizsmith.gui", "quizsmith.quality.signals", "quizsmith.settings"]

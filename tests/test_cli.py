@@ -233,6 +233,19 @@ def test_score_writes_scores_and_not_scored_reasons(tmp_path: Path) -> None:
     assert short["value"] is None and "does not apply" in short["not_scored_reason"]
 
 
+def test_a_misspelt_metric_option_stops_score_with_the_fix(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    _nile_items(items)
+    (paths.config_dir() / "settings.toml").write_text(
+        "[metrics.kda]\nweak_bellow = 0.9\n", encoding="utf-8"
+    )
+    result = run("score", str(items), "--metrics", "kda")
+    assert result.returncode == 2, result.stdout
+    assert "error: Unknown option 'weak_bellow' in [metrics.kda]" in result.stderr
+    assert "fix: Did you mean 'weak_below'?" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_exam_without_a_usable_qa_model_says_which_role_to_fix(tmp_path: Path) -> None:
     items = tmp_path / "items.jsonl"
     _nile_items(items)

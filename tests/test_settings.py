@@ -44,5 +44,58 @@ def test_unknown_role_and_bad_endpoint_field() -> None:
     with pytest.raises(ConfigError, match="Unknown role"):
         settings.load()
     path.write_text('[endpoints.a]\nbase_urll = "x"\n')
-    with pytest.raises(ConfigError, match="Endpoint 'a'"):
+    with pytest.raises(ConfigError, match=r"'base_urll' in \[endpoints.a\]"):
+        settings.load()
+
+
+def _write(text: str) -> None:
+    settings.settings_path().write_text(text, encoding="utf-8")
+
+
+def test_a_misspelt_table_or_models_option_names_the_valid_ones() -> None:
+    _write("[model]\nn_ctx = 2048\n")
+    with pytest.raises(ConfigError, match="Unknown option 'model' in the settings file") as exc:
+        settings.load()
+    assert "Did you mean 'models'?" in exc.value.fix
+    _write("[models]\nn_thread = 1\n")
+    with pytest.raises(ConfigError, match=r"'n_thread' in \[models\]") as exc:
+        settings.load()
+    assert "Did you mean 'n_threads'?" in exc.value.fix
+    assert "dirs, n_ctx, n_threads" in exc.value.fix
+    _write('[models]\nn_ctx = "big"\n')
+    with pytest.raises(ConfigError, match="must be a whole number") as exc:
+        settings.load()
+    assert "n_ctx = 4096" in exc.value.fix
+
+
+def test_an_endpoint_option_is_checked_against_the_provider_options() -> None:
+    _write('[endpoints.lab]\nprovider = "anthropic"\nbase_urll = "http://x/v1"\n')
+    with pytest.raises(ConfigError) as exc:
+        settings.load()
+    message = exc.value.message
+    assert "'base_urll'" in message and "[endpoints.lab]" in message and "anthropic" in message
+    assert "Did you mean 'base_url'?" in exc.value.fix
+    for key in ("base_url", "key_name", "max_concurrency", "max_retries", "model", "timeout_s"):
+        assert key in exc.value.fix
+
+
+def test_endpoint_option_types_follow_the_defaults() -> None:
+    _write('[endpoints.lab]\ntimeout_s = "60"\n')
+    with pytest.raises(ConfigError, match=r"'timeout_s' .* must be a number"):
+        settings.load()
+    _write("[endpoints.lab]\nmax_retries = 2.5\n")
+    with pytest.raises(ConfigError, match=r"'max_retries' .* must be a whole number"):
+        settings.load()
+    _write("[endpoints.lab]\nmax_retries = true\n")
+    with pytest.raises(ConfigError, match=r"'max_retries' .* must be a whole number"):
+        settings.load()
+    # An int where the default is a float is fine (TOML writes 60 for 60.0).
+    _write("[endpoints.lab]\ntimeout_s = 60\nmax_retries = 2\n")
+    lab = settings.load().endpoints["lab"]
+    assert (lab.timeout_s, lab.max_retries) == (60, 2)
+
+
+def test_a_secret_in_an_endpoint_is_refused_before_the_key_check() -> None:
+    _write('[endpoints.lab]\napi_key = "sk-x"\n')
+    with pytest.raises(ConfigError, match="holds a secret"):
         settings.load()

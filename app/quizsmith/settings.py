@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from quizsmith import paths
 from quizsmith.errors import ConfigError
+from quizsmith.options import check_keys, check_options
 
 SETTINGS_FILE = "settings.toml"
 
@@ -33,6 +34,9 @@ DEFAULT_ROLES: dict[str, Any] = {
 }
 
 _FORBIDDEN_KEYS = {"api_key", "apikey", "key", "token", "secret", "password"}
+#: The file's tables. [metrics] tables are checked against each metric's `defaults` by
+#: quizsmith.metrics.options (this module knows no metric).
+TABLES = ("roles", "models", "endpoints", "metrics")
 
 
 @dataclass
@@ -47,6 +51,12 @@ class Endpoint:
     timeout_s: float = 60.0
     max_retries: int = 4
     max_concurrency: int = 4
+
+
+#: An endpoint table's options and their types: every field of Endpoint but its name.
+ENDPOINT_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in fields(Endpoint) if f.name != "name"
+}
 
 
 @dataclass
@@ -89,6 +99,10 @@ class Settings:
         }
 
 
+#: The [models] table's options.
+MODELS_DEFAULTS: dict[str, Any] = {"dirs": [], "n_ctx": Settings.n_ctx, "n_threads": 0}
+
+
 def settings_path() -> Path:
     return paths.config_dir() / SETTINGS_FILE
 
@@ -110,6 +124,7 @@ def load(path: Path | None = None) -> Settings:
 
 def _from_dict(data: dict[str, Any], path: Path) -> Settings:
     settings = Settings(path=path)
+    check_keys(data, list(TABLES), "the settings file", path)
     roles = data.get("roles", {})
     if not isinstance(roles, dict):
         raise ConfigError(f"[roles] in {path} must be a table.", "See docs/settings.md.")
@@ -121,6 +136,9 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
         )
     settings.roles.update(roles)
     models = data.get("models", {})
+    if not isinstance(models, dict):
+        raise ConfigError(f"[models] in {path} must be a table.", "See docs/settings.md.")
+    check_options(models, MODELS_DEFAULTS, "[models]", path=path)
     settings.model_dirs = [str(d) for d in models.get("dirs", [])]
     settings.n_ctx = int(models.get("n_ctx", settings.n_ctx))
     settings.n_threads = int(models.get("n_threads", settings.n_threads))
@@ -128,19 +146,24 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
     if not isinstance(metrics, dict):
         raise ConfigError(f"[metrics] in {path} must be a table.", "See docs/settings.md.")
     settings.metrics = metrics
-    for name, raw in data.get("endpoints", {}).items():
+    endpoints = data.get("endpoints", {})
+    if not isinstance(endpoints, dict) or not all(isinstance(v, dict) for v in endpoints.values()):
+        raise ConfigError(
+            f"[endpoints] in {path} must hold one table per server ([endpoints.<name>]).",
+            "See docs/settings.md.",
+        )
+    for name, raw in endpoints.items():
         leaked = _FORBIDDEN_KEYS & {k.lower() for k in raw}
         if leaked:
             raise ConfigError(
                 f"Endpoint {name!r} in {path} holds a secret ({', '.join(sorted(leaked))}).",
                 f"Remove it from the file and store it with `quizsmith key set {name}`.",
             )
-        try:
-            settings.endpoints[name] = Endpoint(name=name, **raw)
-        except TypeError as exc:
-            raise ConfigError(
-                f"Endpoint {name!r} in {path}: {exc}.", "See docs/settings.md."
-            ) from exc
+        provider = raw.get("provider", "openai")
+        check_options(
+            raw, ENDPOINT_DEFAULTS, f"[endpoints.{name}] (provider {provider})", path=path
+        )
+        settings.endpoints[name] = Endpoint(name=name, **raw)
     return settings
 
 

@@ -4,6 +4,12 @@ Rules: a migration is only ever added, never edited or reordered, because banks 
 earlier versions have recorded its name in `_sqlite_migrations` and will not run it again.
 A bank whose table lists a name this code does not know was made by a newer Quizsmith.
 
+A migration is literal SQL: it never reads a constant that lives on (the domain lists in
+`domain.py`, the module constants below), or growing `ITEM_TYPES` would give new banks a
+CHECK that old banks lack. A new item type, status, difficulty or severity needs a new
+migration that rebuilds the table. `tests/bank/test_frozen_migrations.py` compares each
+migration's SQL with its golden copy and each domain list with the latest schema's CHECK.
+
 The schema is written as SQL rather than through sqlite-utils' `create()` because it needs
 CHECK constraints, AUTOINCREMENT, WITHOUT ROWID tables, FTS5 and triggers, which read more
 clearly as the DDL they are.
@@ -16,7 +22,7 @@ from collections.abc import Callable, Iterable
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
-from quizsmith.domain import DIFFICULTIES, ITEM_TYPES, SEVERITIES, STATUSES, utc_now
+from quizsmith.domain import utc_now
 
 _Fn = Callable[[Database], None]
 
@@ -43,10 +49,6 @@ def _migration(name: str) -> Callable[[_Fn], _Fn]:
     return register
 
 
-def _in(values: Iterable[str]) -> str:
-    return ", ".join(f"'{v}'" for v in values)
-
-
 def _run(db: Database, statements: Iterable[str]) -> None:
     # One statement at a time: sqlite3's executescript() would COMMIT the open transaction
     # first, breaking the all-or-nothing promise of a migration.
@@ -59,8 +61,8 @@ def _core(db: Database) -> None:
     _run(
         db,
         [
-            f"CREATE TABLE {MARKER_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-            f"PRAGMA application_id = {APPLICATION_ID}",
+            "CREATE TABLE quizsmith_bank (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "PRAGMA application_id = 1364413762",  # APPLICATION_ID
             # NOCASE: "biology" and "Biology" are one subject; the first spelling is kept.
             "CREATE TABLE subjects (id INTEGER PRIMARY KEY, "
             "name TEXT NOT NULL UNIQUE COLLATE NOCASE)",
@@ -77,21 +79,21 @@ def _core(db: Database) -> None:
             "CREATE INDEX passages_hash ON passages(hash)",
             # AUTOINCREMENT: an id is never reused, so a stale reference (an open editor, an
             # exported report) can never silently point at a different item.
-            f"""CREATE TABLE items (
+            """CREATE TABLE items (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
-                type TEXT NOT NULL CHECK (type IN ({_in(ITEM_TYPES)})),
+                type TEXT NOT NULL CHECK (type IN ('mcq', 'tf', 'short', 'cloze')),
                 stem TEXT NOT NULL,
                 key TEXT NOT NULL,
                 target_fact TEXT NOT NULL DEFAULT '',
                 passage_id INTEGER REFERENCES passages(id),
                 subject_id INTEGER REFERENCES subjects(id),
-                status TEXT NOT NULL DEFAULT 'draft' CHECK (status IN ({_in(STATUSES)})),
-                difficulty TEXT CHECK (difficulty IS NULL OR difficulty IN ({_in(DIFFICULTIES)})),
+                status TEXT NOT NULL DEFAULT 'draft' CHECK (status IN ('draft', 'accepted', 'rejected', 'needs-review')),
+                difficulty TEXT CHECK (difficulty IS NULL OR difficulty IN ('recall', 'understanding', 'application')),
                 reference TEXT,
-                provenance TEXT NOT NULL DEFAULT '{{}}' CHECK (json_valid(provenance)),
+                provenance TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(provenance)),
                 created TEXT NOT NULL,
                 updated TEXT NOT NULL
-            )""",
+            )""",  # noqa: E501
             "CREATE INDEX items_status_subject ON items(status, subject_id)",
             "CREATE INDEX items_subject_status ON items(subject_id, status)",
             "CREATE INDEX items_created ON items(created)",
@@ -124,13 +126,13 @@ def _core(db: Database) -> None:
                 CHECK (not_scored_reason IS NULL OR value IS NULL)
             )""",
             "CREATE INDEX scores_item_metric ON scores(item_id, metric, id)",
-            f"""CREATE TABLE flags (
+            """CREATE TABLE flags (
                 id INTEGER PRIMARY KEY,
                 item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
                 code TEXT NOT NULL,
                 message TEXT NOT NULL DEFAULT '',
                 metric TEXT NOT NULL DEFAULT '',
-                severity TEXT NOT NULL CHECK (severity IN ({_in(SEVERITIES)}))
+                severity TEXT NOT NULL CHECK (severity IN ('info', 'warning', 'error'))
             )""",
             "CREATE INDEX flags_item ON flags(item_id, metric)",
             """CREATE TABLE reviews (
@@ -157,13 +159,9 @@ def _core(db: Database) -> None:
         ],
     )
     db.execute(
-        f"INSERT INTO {MARKER_TABLE} (key, value) VALUES ('format', ?), ('created', ?)",
-        [FORMAT_NAME, utc_now()],
+        "INSERT INTO quizsmith_bank (key, value) VALUES ('format', ?), ('created', ?)",
+        ["quizsmith-item-bank", utc_now()],
     )
-
-
-#: FTS5 tokenizer: Unicode-aware, and accents ignored so "resume" finds "résumé".
-TOKENIZER = "unicode61 remove_diacritics 2"
 
 
 @_migration("0002_search")
@@ -171,11 +169,12 @@ def _search(db: Database) -> None:
     _run(
         db,
         [
+            # The tokenizer is Unicode-aware and ignores accents, so "resume" finds "résumé".
             # Items' own text. The options column is the option texts joined; it is rebuilt
             # by `search.reindex_items` in the same transaction as every item write (one
             # FTS write per item instead of one per option row, which a trigger would cost).
-            f"""CREATE VIRTUAL TABLE items_fts USING fts5(
-                stem, key, options, tokenize = '{TOKENIZER}', prefix = '2 3'
+            """CREATE VIRTUAL TABLE items_fts USING fts5(
+                stem, key, options, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
             )""",
             """CREATE TRIGGER items_fts_delete AFTER DELETE ON items BEGIN
                 DELETE FROM items_fts WHERE rowid = OLD.id;
@@ -188,9 +187,9 @@ def _search(db: Database) -> None:
                 FROM items i""",
             # Passages are long and shared by many items, so they are indexed once, as an
             # external-content table over `passages` kept in sync by the standard triggers.
-            f"""CREATE VIRTUAL TABLE passages_fts USING fts5(
+            """CREATE VIRTUAL TABLE passages_fts USING fts5(
                 title, text, content = 'passages', content_rowid = 'id',
-                tokenize = '{TOKENIZER}', prefix = '2 3'
+                tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
             )""",
             """CREATE TRIGGER passages_fts_insert AFTER INSERT ON passages BEGIN
                 INSERT INTO passages_fts (rowid, title, text) VALUES (NEW.id, NEW.title, NEW.text);
@@ -311,6 +310,11 @@ def _answer_rules(db: Database) -> None:
             ) WITHOUT ROWID""",
         ],
     )
+
+
+def migration_functions() -> list[tuple[str, _Fn]]:
+    """Every migration's name and function, in the order they run."""
+    return [(m.name, m.fn) for m in migrations._migrations]
 
 
 def known_names() -> list[str]:

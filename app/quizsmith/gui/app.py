@@ -107,6 +107,7 @@ def run(bank_file: Path | None = None) -> int:
     from quizsmith.gui import prefs
     from quizsmith.gui.main_window import MainWindow
     from quizsmith.gui.messages import install_exception_hook, message_text
+    from quizsmith.metrics.options import check_metric_settings
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
@@ -119,6 +120,7 @@ def run(bank_file: Path | None = None) -> int:
 
         setup_logging()
         settings = settings_mod.load()
+        check_metric_settings(settings)
         path = (bank_file or prefs.bank_path()).expanduser()
         bank = ItemBank(path)
     except QuizsmithError as exc:

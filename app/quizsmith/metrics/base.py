@@ -60,13 +60,19 @@ class MetricContext:
 
         return provider_for(ref, self.settings)
 
+    def __post_init__(self) -> None:
+        # A misspelt option fails the job once, here, not every item as "not scored".
+        if self.settings.metrics:
+            from quizsmith.metrics.options import check_metric_settings
+
+            check_metric_settings(self.settings)
+
     def options(self, metric: type[Metric] | Metric) -> dict[str, Any]:
-        """The metric's defaults with the user's [metrics.<name>] settings on top."""
-        merged = dict(metric.defaults)
-        user = self.settings.metrics.get(metric.name, {})
-        if isinstance(user, dict):
-            merged.update(user)
-        return merged
+        """The metric's defaults with the user's [metrics.<name>] settings on top; an unknown
+        key or a value of the wrong type is a ConfigError (metrics/options.py)."""
+        from quizsmith.metrics.options import merged_options
+
+        return merged_options(metric, self.settings)
 
 
 class Metric:
@@ -80,8 +86,11 @@ class Metric:
     needs_options: ClassVar[bool] = False
     needs_reference: ClassVar[bool] = False
     item_types: ClassVar[tuple[str, ...]] = ITEM_TYPES
-    #: Options and flag thresholds, each overridable in settings [metrics.<name>].
+    #: Options and flag thresholds, each overridable in settings [metrics.<name>]. They are
+    #: also the schema of that table: only these keys, each with its default's type.
     defaults: ClassVar[dict[str, Any]] = {}
+    #: The type of an option whose default (None) does not tell it, e.g. {"flag_below": float}.
+    option_types: ClassVar[dict[str, type | tuple[type, ...]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Every metric's flags pass through the measured flag policy (metrics/flag_policy.py),

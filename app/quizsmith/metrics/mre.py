@@ -185,6 +185,7 @@ class MreMetric(Metric):
         # questions. A teacher may set e.g. 0.5 to flag questions far from the reference.
         "flag_below": None,
     }
+    option_types: ClassVar[dict[str, type | tuple[type, ...]]] = {"flag_below": float}
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         opts = ctx.options(self)

@@ -1,0 +1,76 @@
+"""The [metrics] tables of the settings file, checked against the registered metrics.
+
+Each `[metrics.<name>]` table may hold only keys of that metric's `defaults`, each with its
+default's type (`quizsmith.options`); `[metrics.profiles]` maps a model to a prompt profile.
+A misspelt metric name or key is a ConfigError naming it, the metric and the valid keys.
+`MetricContext` checks the whole table when it is built, so a scoring job fails once, before
+its first item, instead of marking every item "not scored".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quizsmith.errors import ConfigError
+from quizsmith.options import check_keys, check_options
+from quizsmith.settings import Settings
+
+#: Tables under [metrics] that belong to no metric.
+PROFILES_TABLE = "profiles"
+
+
+def merged_options(metric: Any, settings: Settings) -> dict[str, Any]:
+    """A metric's defaults with the user's [metrics.<name>] table on top, checked."""
+    user = settings.metrics.get(metric.name)
+    if user is None:
+        return dict(metric.defaults)
+    check_metric_table(metric, user, settings)
+    return {**metric.defaults, **user}
+
+
+def check_metric_table(metric: Any, user: Any, settings: Settings) -> None:
+    where = f"[metrics.{metric.name}]"
+    if not isinstance(user, dict):
+        raise ConfigError(
+            f"{where} in {settings.path} must be a table of options, not {user!r}.",
+            f"Write it as a table: [metrics.{metric.name}] followed by key = value lines.",
+        )
+    check_options(
+        user,
+        metric.defaults,
+        f"{where} (metric {metric.name})",
+        types=getattr(metric, "option_types", None),
+        path=settings.path,
+    )
+
+
+def check_metric_settings(settings: Settings) -> None:
+    """Every table under [metrics] names a registered metric (or `profiles`) and holds only
+    that metric's options, with their types."""
+    from quizsmith.metrics import registry
+    from quizsmith.metrics.profiles import PROFILES
+
+    known = registry.names()
+    check_keys(
+        settings.metrics, [*known, PROFILES_TABLE], "[metrics] (metric names)", settings.path
+    )
+    for name, table in settings.metrics.items():
+        if name == PROFILES_TABLE:
+            _check_profiles(table, PROFILES, settings)
+        else:
+            check_metric_table(registry.get(name), table, settings)
+
+
+def _check_profiles(table: Any, profiles: tuple[str, ...], settings: Settings) -> None:
+    if not isinstance(table, dict):
+        raise ConfigError(
+            f"[metrics.profiles] in {settings.path} must be a table, not {table!r}.",
+            'Write lines such as "gguf:my-model" = "chat" under [metrics.profiles].',
+        )
+    for model, profile in table.items():
+        if profile not in profiles:
+            raise ConfigError(
+                f"[metrics.profiles] in {settings.path}: {model!r} has the unknown profile "
+                f"{profile!r}.",
+                f"Profiles are {', '.join(profiles)}.",
+            )
