@@ -118,7 +118,9 @@ class ItemBank:
         try:
             self._reader()
         except BankError:
-            # No -shm can be created beside the file; read it as an unchanging file.
+            # No -shm can be created beside the file; read it as an unchanging file, unless
+            # its -wal holds changes that reading it so would leave out.
+            connection.refuse_unreadable_wal(self.path)
             self._immutable = True
             self._reader()
 
