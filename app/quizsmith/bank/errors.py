@@ -14,6 +14,11 @@ class BankError(QuizsmithError):
     """The item bank cannot do what was asked; the message names the file and the fix."""
 
 
+class BankBusyError(BankError):
+    """Another writer held the bank for longer than the busy timeout: trying again later may
+    succeed, which is why callers that must not lose work tell it apart."""
+
+
 def damaged_fix(path: Path) -> str:
     """What to do about a damaged bank: a backup first, else SQLite's own rescue tool, which
     copies every row it can still read into a new file (the damaged one stays as it was)."""
@@ -34,7 +39,7 @@ def translate(exc: sqlite3.Error, path: Path) -> BankError:
             "Save a copy in a folder you can write to, or change the file's permissions.",
         )
     if "locked" in text or "busy" in text:
-        return BankError(
+        return BankBusyError(
             f"{name} is busy: another program has been writing to it for several seconds.",
             "Wait for it to finish (or close the other Quizsmith window) and try again.",
         )
