@@ -103,14 +103,9 @@ def _read_items_jsonl(path: Path) -> list[Any]:
 
 
 def _write_items_jsonl(path: Path, items: Sequence[Any]) -> None:
-    import json
-    import os
+    from quizsmith.generation.keeper import write_items_jsonl
 
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as out:
-        for item in items:
-            out.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
+    write_items_jsonl(path, items)
 
 
 def _load_items(args: argparse.Namespace, command: str) -> tuple[Any, list[Any]]:
@@ -136,6 +131,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     from quizsmith import settings as settings_mod
     from quizsmith.errors import QuizsmithError
     from quizsmith.generation import GeneratedStep, GenerationRequest, generate_items
+    from quizsmith.generation.keeper import ItemKeeper
     from quizsmith.generation.passages import load_passage
     from quizsmith.jobs import CancelToken
 
@@ -180,17 +176,21 @@ def _cmd_generate(args: argparse.Namespace) -> int:
                 avoid_answers=tuple(it.key for it in done),
                 avoid_stems=tuple(it.stem for it in done),
             )
-    items: list[Any] = []
+    keeper = ItemKeeper(bank, Path(args.out) if args.out else None)
+    items = keeper.items
 
     def keep(event: Any) -> None:
         # Each finished item is written at once, so Ctrl-C or a crash loses at most the
-        # item being made.
+        # item being made; a busy bank costs no item either (see generation/keeper.py).
         if isinstance(event.payload, GeneratedStep):
-            items.append(event.payload.item)
-            if bank is not None:
-                event.payload.item.id = bank.add_item(event.payload.item)
-            if args.out:
-                _write_items_jsonl(Path(args.out), items)
+            keeper.keep(event.payload.item)
+            if keeper.unsaved and keeper.unsaved[-1] is event.payload.item:
+                newline = "\n" if sys.stderr.isatty() else ""  # after the progress line
+                print(
+                    f"{newline}warning: item {len(items)} could not be saved in the bank "
+                    f"({keeper.reason}); it is kept in {keeper.rescue_path}.",
+                    file=sys.stderr,
+                )
 
     cancel = CancelToken()
     job = generate_items(
@@ -210,10 +210,21 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         if bank is not None:
             bank.close()
     where = " and ".join(w for w in (args.out, args.bank and f"the bank {args.bank}") if w)
+    if keeper.unsaved:
+        where = " and ".join(w for w in (args.out, f"the bank {args.bank} (see below)") if w)
     print(f"{len(items)} items written to {where}.")
     for item in items:
         flags = f"  [{'; '.join(f.message for f in item.flags)}]" if item.flags else ""
         print(f"  {item.type}: {item.stem} -> {item.key}{flags}")
+    if keeper.unsaved:
+        print(
+            f"error: {len(keeper.unsaved)} of {len(items)} items could not be saved in the bank "
+            f"({keeper.reason}); they are kept in {keeper.rescue_path}.\n"
+            f"  fix: add them when the bank is free: quizsmith import {keeper.rescue_path} "
+            f"--bank {args.bank}",
+            file=sys.stderr,
+        )
+        return EXIT_INCOMPLETE
     if not items:
         reason = result.shortfall or "no candidate question passed the checks"
         print(f"error: no item could be made. {reason}", file=sys.stderr)

@@ -16,7 +16,20 @@ class PassageError(QuizsmithError):
     """The passage cannot be used as it is."""
 
 
+def check_regular_file(path: Path) -> None:
+    """Refuse what is not a plain file before reading it: a folder, or a device, pipe or
+    socket (/dev/zero never ends, a FIFO waits for a writer that may never come)."""
+    if path.is_dir():
+        raise PassageError(f"{path} is a folder, not a file.", "Choose a file inside it.")
+    if path.exists() and not path.is_file():
+        raise PassageError(
+            f"{path} is not a regular file (it is a device, a pipe or a socket).",
+            "Save the passage as a file (.txt, .md, .docx or .pdf) and choose that file.",
+        )
+
+
 def read_text_file(path: Path) -> str:
+    check_regular_file(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

@@ -4,6 +4,7 @@ demand), and settings that keep llama.cpp to one thread."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -75,6 +76,58 @@ def all_roles_to(provider: Provider) -> dict[str, Provider]:
     for value in DEFAULT_ROLES.values():
         refs.update(value if isinstance(value, list) else [value])
     return dict.fromkeys(refs, provider)
+
+
+class QuickGenerator(Provider):
+    """A generator model that answers at once: no key terms of its own, and the question
+    `stem()` returns for each item (generation's own checks still judge it). `on_stem` runs
+    before each answer, so a test can act at the moment an item is being made. Used where the
+    CLI's handling of finished items is under test, not what a model writes."""
+
+    name: ClassVar[str] = "quick-generator"
+    can_chat = True
+    is_chat_model = True
+    is_local = False  # the "chat" prompt profile, whatever the model file's size
+
+    def __init__(self, stem: Callable[[], str], on_stem: Callable[[], None] | None = None):
+        self._stem = stem
+        self._on_stem = on_stem
+        self.stems_asked = 0
+
+    @property
+    def info(self) -> ModelInfo:
+        return ModelInfo("quick", "quick-generator")
+
+    def chat(
+        self, messages: Any, *, json_schema: dict[str, Any] | None = None, **_: Any
+    ) -> ChatResult:  # type: ignore[override]
+        if json_schema is not None and "key_terms" in json_schema.get("properties", {}):
+            return ChatResult('{"key_terms": []}', "quick-generator", data={"key_terms": []})
+        if self._on_stem is not None:
+            self._on_stem()
+        self.stems_asked += 1
+        stem = self._stem()
+        return ChatResult(
+            json.dumps({"question": stem}), "quick-generator", data={"question": stem}
+        )
+
+
+@pytest.fixture
+def quick_generation(monkeypatch: pytest.MonkeyPatch) -> Callable[[Provider], None]:
+    """Make generation use the given provider as its generator and run without the
+    embeddings and QA models (generation then skips their filters and says so)."""
+    from quizsmith.errors import ConfigError
+    from quizsmith.generation import pipeline
+
+    def use(provider: Provider) -> None:
+        def for_role(role: str, settings: Settings | None = None) -> Provider:
+            if role == "generator":
+                return provider
+            raise ConfigError(f"No {role} model in this test.", "")
+
+        monkeypatch.setattr(pipeline, "provider_for_role", for_role)
+
+    return use
 
 
 @pytest.fixture

@@ -14,6 +14,21 @@ class BankError(QuizsmithError):
     """The item bank cannot do what was asked; the message names the file and the fix."""
 
 
+class BankBusyError(BankError):
+    """Another writer held the bank for longer than the busy timeout: trying again later may
+    succeed, which is why callers that must not lose work tell it apart."""
+
+
+def damaged_fix(path: Path) -> str:
+    """What to do about a damaged bank: a backup first, else SQLite's own rescue tool, which
+    copies every row it can still read into a new file (the damaged one stays as it was)."""
+    return (
+        "Restore it from a backup or from a JSONL export, or rescue what can still be read with "
+        f"`sqlite3 {path.name} .recover | sqlite3 rescued.qbank` and open rescued.qbank; "
+        "Quizsmith has not changed it."
+    )
+
+
 def translate(exc: sqlite3.Error, path: Path) -> BankError:
     """A teacher-readable BankError for an SQLite failure on the bank at `path`."""
     text = str(exc).lower()
@@ -24,15 +39,14 @@ def translate(exc: sqlite3.Error, path: Path) -> BankError:
             "Save a copy in a folder you can write to, or change the file's permissions.",
         )
     if "locked" in text or "busy" in text:
-        return BankError(
+        return BankBusyError(
             f"{name} is busy: another program has been writing to it for several seconds.",
             "Wait for it to finish (or close the other Quizsmith window) and try again.",
         )
-    if "malformed" in text or "not a database" in text or "corrupt" in text:
-        return BankError(
-            f"{name} is damaged and cannot be read.",
-            "Restore it from a backup or from a JSONL export; Quizsmith has not changed it.",
-        )
+    # Python's driver reports a text value whose bytes are not UTF-8 as "Could not decode":
+    # the bank only ever stores UTF-8, so such bytes mean a damaged page.
+    if any(w in text for w in ("malformed", "not a database", "corrupt", "could not decode")):
+        return BankError(f"{name} is damaged and cannot be read.", damaged_fix(path))
     if "full" in text:
         return BankError(f"The disk holding {name} is full.", "Free some space and try again.")
     if "disk i/o" in text or "unable to open" in text:

@@ -31,7 +31,7 @@ from quizsmith.bank import connection, jsonl, records, schema, search, stats
 from quizsmith.bank import dedupe as neardup
 from quizsmith.bank.connection import FileKind
 from quizsmith.bank.dedupe import DEFAULT_THRESHOLD, DuplicateMatch, EmbedFn
-from quizsmith.bank.errors import BankError, translated
+from quizsmith.bank.errors import BankBusyError, BankError, translated
 from quizsmith.domain import Flag, Item, Passage, Quiz, Review, ScoreResult, utc_now
 from quizsmith.jobs import CancelToken, Job, Progress, run_to_end
 
@@ -118,7 +118,9 @@ class ItemBank:
         try:
             self._reader()
         except BankError:
-            # No -shm can be created beside the file; read it as an unchanging file.
+            # No -shm can be created beside the file; read it as an unchanging file, unless
+            # its -wal holds changes that reading it so would leave out.
+            connection.refuse_unreadable_wal(self.path)
             self._immutable = True
             self._reader()
 
@@ -185,7 +187,7 @@ class ItemBank:
             )
         wait = connection.BUSY_TIMEOUT_MS / 1000 if timeout is None else max(0.0, timeout)
         if not self._lock.acquire(timeout=wait):
-            raise BankError(
+            raise BankBusyError(
                 f"{self.path.name} is busy: another task (an import or a scoring run) is "
                 "saving to it.",
                 "Wait for it to finish and try again.",

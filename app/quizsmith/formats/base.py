@@ -13,6 +13,7 @@ was kept in a simpler form is listed as `simplified` (both on imports and on exp
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -278,10 +279,11 @@ def atomic_path(target: Path) -> Iterator[Path]:
         yield tmp
         os.replace(tmp, target)
     except OSError as exc:
+        fix = "Close it in other programs and check the folder is writable."
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            fix = "Free some space on that drive, or export to another drive or folder."
         raise FormatError(
-            f"Cannot write the file: {exc.strerror or exc}.",
-            "Close it in other programs and check the folder is writable.",
-            file=target,
+            f"Cannot write the file: {exc.strerror or exc}.", fix, file=target
         ) from None
     finally:
         if tmp.exists():

@@ -16,6 +16,9 @@ numerical tolerances. TeX math (`\\( x^2 \\)`) is printed as readable text (`x²
 
 from __future__ import annotations
 
+import io
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +64,7 @@ def open_template(template: Path | None) -> Any:
     from docx import Document
     from docx.opc.exceptions import PackageNotFoundError
     from docx.oxml.ns import qn
+    from lxml import etree  # type: ignore[import-untyped]  # python-docx parses with it
 
     path = template or default_template()
     if template is None and not path.is_file():
@@ -76,6 +80,14 @@ def open_template(template: Path | None) -> Any:
             raise FormatError(
                 f"This is not a Word .docx file that can be used as a template ({exc}).",
                 "Save the template in Word as 'Word Document (.docx)' (not .dotx or .doc).",
+                file=path,
+            ) from None
+        except (zipfile.BadZipFile, zlib.error, EOFError, etree.XMLSyntaxError) as exc:
+            # A .docx cut short (an interrupted copy) or with a damaged part inside.
+            raise FormatError(
+                f"The Word template is damaged and cannot be read ({type(exc).__name__}: {exc}).",
+                "Open it in Word and save it again as 'Word Document (.docx)', or leave out "
+                "--template to use the built-in one.",
                 file=path,
             ) from None
     body = doc.element.body
@@ -311,7 +323,12 @@ class _WordExporter(Exporter):
         self.fill(doc, items, options, option_orders(items, int(result.seed or 0)))
         result.count = len(items)
         doc.core_properties.title = xml_safe(options.title)
-        doc.save(str(path))
+        # Built in memory, then written in one go: python-docx leaves its zip file open when
+        # a write fails (a full disk), and the zip's own clean-up then printed "Exception
+        # ignored ... OSError" after the proper error.
+        buffer = io.BytesIO()
+        doc.save(buffer)
+        path.write_bytes(buffer.getvalue())
 
     def fill(
         self, doc: Any, items: list[Item], options: ExportOptions, orders: OptionOrders

@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from quizsmith.domain import Passage
-from quizsmith.text import MAX_PASSAGE_CHARS, PassageError, check_passage, decode_text, normalise
+from quizsmith.text import (
+    MAX_PASSAGE_CHARS,
+    PassageError,
+    check_passage,
+    check_regular_file,
+    decode_text,
+    normalise,
+)
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".docx", ".pdf")
 
@@ -70,8 +77,7 @@ def load_passage(
         raise PassageError(f"{kind} cannot be imported ({path.name}).", fix)
     if not path.exists():
         raise PassageError(f"{path} does not exist.", "Check the file name and folder.")
-    if not path.is_file():
-        raise PassageError(f"{path} is a folder, not a file.", "Choose a file inside it.")
+    check_regular_file(path)
     if suffix == ".docx":
         raw_text, found_title = _read_docx(path)
     elif suffix == ".pdf":

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from quizsmith.errors import ModelNotFoundError, ProviderError
+from quizsmith.providers import native_logs
 from quizsmith.providers.base import ModelInfo, Provider
 
 _loaded: dict[str, tuple[Any, Any, threading.Lock]] = {}
@@ -39,6 +40,7 @@ def _load(folder: Path) -> tuple[Any, Any, threading.Lock]:
             raise ModelNotFoundError(
                 "torch and transformers are not installed.", "Run `make install` (extra: hf)."
             ) from None
+        native_logs.quiet_transformers()
         torch.set_num_threads(max(1, torch.get_num_threads()))
         try:
             tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)

@@ -25,6 +25,7 @@ from quizsmith.errors import (
     OutputParseError,
     ProviderError,
 )
+from quizsmith.providers import native_logs
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -94,6 +95,7 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
             raise ModelNotFoundError(
                 "llama-cpp-python is not installed.", "Run `make install` (extra: local)."
             ) from None
+        native_logs.route_llama_cpp_logs()
         try:
             llm = Llama(
                 model_path=str(path),
