@@ -43,6 +43,12 @@ def test_qti_package_has_a_manifest_pointing_at_the_assessment(
     assert assessment is not None and assessment.get("title") == "Rivers & <Dams>"
     qti_items = assessment.findall(f"{Q}section/{Q}item")
     assert len(qti_items) == len(items)
+    # Canvas lists questions by title: the start of each stem, unique in the file.
+    titles = [element.get("title") or "" for element in qti_items]
+    assert len(set(titles)) == len(titles)
+    for title, item in zip(titles, items, strict=True):
+        start = title.removesuffix("…").split(" (")[0].rstrip()
+        assert " ".join(item.stem.split()).startswith(start), title
     for element, item in zip(qti_items, items, strict=True):
         meta = _metadata(element)
         condition = element.find(f"{Q}resprocessing/{Q}respcondition")

@@ -35,6 +35,7 @@ from quizsmith.formats.base import (
     xml_safe,
 )
 from quizsmith.formats.markup import text_to_html
+from quizsmith.formats.names import QuestionNames
 from quizsmith.formats.option_order import OptionOrders, option_orders
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
@@ -148,9 +149,13 @@ class QtiFormat(Exporter):
         assessment = ET.SubElement(root, "assessment", {"ident": quiz_id, "title": xml_safe(title)})
         _meta_fields(assessment, [("cc_maxattempts", "1")])
         section = ET.SubElement(assessment, "section", {"ident": "root_section"})
+        names = QuestionNames()
         for number, item in enumerate(items, 1):
             notes: list[str] = []
-            section.append(self._item(item, number, quiz_id, orders, notes, files))
+            element = self._item(item, number, quiz_id, orders, notes, files)
+            # Canvas lists questions by title: the stem's start, as Moodle and GIFT get.
+            element.set("title", xml_safe(names.name(item, number)))
+            section.append(element)
             result.simplified += [Skipped(n, item.id, item.stem) for n in notes]
             result.count += 1
         return root
@@ -165,7 +170,7 @@ class QtiFormat(Exporter):
         files: dict[str, bytes],
     ) -> ET.Element:
         item_id = _ident(quiz_id, number, item.id, item.stem)
-        element = ET.Element("item", {"ident": item_id, "title": f"Question {number}"})
+        element = ET.Element("item", {"ident": item_id})
         choice = item.type in ("mcq", "tf") and len(item.options) >= 2
         truth = sorted(o.text.strip().casefold() for o in item.options) == ["false", "true"]
         qtype = "numerical_question" if item.numeric is not None else "short_answer_question"
