@@ -153,6 +153,31 @@ def test_the_bar_is_busy_until_a_first_step_is_done_and_time_ticks(qtbot: Any) -
     assert runner.wait(5000)
 
 
+def test_every_running_job_has_its_own_row_and_cancel(qtbot: Any) -> None:
+    """Issue 17: with two jobs the panel followed only the last, and its Cancel stopped that
+    one while the first ran on unseen."""
+    runner = JobRunner()
+    panel = ProgressPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    first = runner.start(busy_model_job(1.0))
+    second = runner.start(busy_model_job(1.0))
+    panel.attach(first, "Generating 3 item(s)")
+    panel.attach(second, "Scoring 5 item(s)")
+    assert [row.worker for row in panel.rows] == [first, second]
+    assert panel.isVisible()
+    # Cancel the first one's row: only that job stops; the second's row stays and finishes.
+    panel.rows[0].cancel_button.click()
+    assert panel.rows[0].label.text() == "Cancelling…"
+    qtbot.waitUntil(lambda: first.outcome == "cancelled", timeout=30_000)
+    qtbot.waitUntil(lambda: len(panel.rows) == 1, timeout=10_000)
+    assert panel.worker is second and second.outcome == "pending"
+    qtbot.waitUntil(lambda: second.outcome == "finished", timeout=30_000)
+    qtbot.waitUntil(lambda: not panel.rows, timeout=10_000)
+    assert not panel.isVisible()
+    assert runner.wait(5000)
+
+
 def test_cancelled_generation_says_how_many_items_were_kept(window: Any) -> None:
     from quizsmith.gui.jobs import GeneratedBatch
 

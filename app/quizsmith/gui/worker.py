@@ -15,7 +15,14 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from quizsmith.errors import CancelledError, QuizsmithError
 from quizsmith.jobs import CancelToken, Progress
@@ -146,60 +153,50 @@ class JobRunner(QObject):
         return self.pool.waitForDone(msecs)
 
 
-class ProgressPanel(QWidget):
-    """A progress bar, its message, the time taken so far and a Cancel button for one job
-    at a time.
+class JobRow(QWidget):
+    """One running job: its message, the time taken so far, a bar and its own Cancel.
 
     The bar moves (busy) until the job has finished a first step: a generation's first
     item can take minutes on a slow machine, and a bar standing at 0% looked frozen
     (issue 19). The elapsed time beside the message ticks every second for the same reason.
     """
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    finished = Signal(object)  # the row, once its job has ended
+
+    def __init__(self, worker: JobWorker, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.label = QLabel("")
+        self.worker = worker
+        self.label = QLabel(title)
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(220)
+        self.bar.setRange(0, 0)  # busy until the first event says how far along it is
         self.elapsed = QLabel("")
         self.elapsed.setObjectName("progress-elapsed")
-        self._started = 0.0
+        self._started = time.monotonic()
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
+        self._ticker.start()
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop the running job; finished steps are kept.")
+        self.cancel_button.setToolTip(f"Stop “{title}”; finished steps are kept.")
+        self.cancel_button.clicked.connect(self.cancel)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.elapsed)
         layout.addWidget(self.bar)
         layout.addWidget(self.cancel_button)
-        self.worker: JobWorker | None = None
-        self.cancel_button.clicked.connect(self.cancel)
-        self.setVisible(False)
-
-    def attach(self, worker: JobWorker, title: str) -> None:
-        self.worker = worker
-        self.label.setText(title)
-        self.bar.setRange(0, 0)  # busy until the first event says how far along it is
-        self.cancel_button.setEnabled(True)
-        self._started = time.monotonic()
-        self.elapsed.setText("")
-        self._ticker.start()
-        self.setVisible(True)
         worker.signals.progress.connect(self._on_progress)
         worker.signals.done.connect(self._on_done)
 
     def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
-            self.label.setText("Cancelling…")
-            self.cancel_button.setEnabled(False)
+        self.worker.cancel()
+        self.label.setText("Cancelling…")
+        self.cancel_button.setEnabled(False)
 
     def _on_progress(self, event: Progress) -> None:
-        if self.worker is None or self.sender() is not self.worker.signals:
-            return
-        self.label.setText(event.message)
+        if self.cancel_button.isEnabled():  # "Cancelling…" stays until the job ends
+            self.label.setText(event.message)
         if event.total and event.done > 0:
             self.bar.setRange(0, event.total)
             self.bar.setValue(min(event.done, event.total))
@@ -212,7 +209,75 @@ class ProgressPanel(QWidget):
         self.elapsed.setText(f"{minutes} min {seconds:02d} s" if minutes else f"{seconds} s")
 
     def _on_done(self) -> None:
-        if self.worker is not None and self.sender() is self.worker.signals:
-            self.worker = None
-            self._ticker.stop()
-            self.setVisible(False)
+        self._ticker.stop()
+        self.finished.emit(self)
+
+
+class ProgressPanel(QWidget):
+    """Every running job, one row each with its own Cancel (issue 17: with two jobs the
+    panel used to follow only the last, and its Cancel stopped that one while the first ran
+    on unseen). Hidden while nothing runs. `worker`, `label`, `bar` and `cancel_button`
+    are the newest job's, for the dialogs that run one job at a time."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[JobRow] = []
+        self._last_ended: JobRow | None = None
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(2)
+        self.setVisible(False)
+
+    def attach(self, worker: JobWorker, title: str) -> JobRow:
+        row = JobRow(worker, title, self)
+        row.finished.connect(self._remove)
+        self.rows.append(row)
+        self._layout.addWidget(row)
+        self.setVisible(True)
+        return row
+
+    @property
+    def newest(self) -> JobRow | None:
+        return self.rows[-1] if self.rows else None
+
+    @property
+    def worker(self) -> JobWorker | None:
+        return self.newest.worker if self.newest else None
+
+    @property
+    def label(self) -> QLabel:
+        return self._newest_or_error().label
+
+    @property
+    def bar(self) -> QProgressBar:
+        return self._newest_or_error().bar
+
+    @property
+    def cancel_button(self) -> QPushButton:
+        return self._newest_or_error().cancel_button
+
+    @property
+    def elapsed(self) -> QLabel:
+        return self._newest_or_error().elapsed
+
+    def _newest_or_error(self) -> JobRow:
+        # After the last job ended, its row (hidden) still says how it ended.
+        row = self.newest or self._last_ended
+        if row is None:
+            raise LookupError("no job has run in this panel")
+        return row
+
+    def cancel(self) -> None:
+        """Cancel every running job (closing a dialog that ran them)."""
+        for row in list(self.rows):
+            row.cancel()
+
+    def _remove(self, row: JobRow) -> None:
+        if row in self.rows:
+            self.rows.remove(row)
+            self._layout.removeWidget(row)
+            row.hide()
+            if self._last_ended is not None:
+                self._last_ended.deleteLater()
+            self._last_ended = row
+        self.setVisible(bool(self.rows))
