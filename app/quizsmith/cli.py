@@ -325,11 +325,27 @@ def _cmd_score(args: argparse.Namespace) -> int:
     )
     for stem, reason in not_scored[:10]:
         print(f"  not scored: {stem[:60]!r}: {reason}")
+    _print_flags(written)
     if interrupted:
         print("Stopped by Ctrl-C; finished scores were kept.", file=sys.stderr)
         return 130
     failed = [s for s in written if not s.result.scored and not _not_applicable(s.result)]
     return EXIT_INCOMPLETE if failed else 0
+
+
+def _print_flags(written: list[Any]) -> None:
+    """The warning and error flags this run raised, as the review queue will show them
+    (hints are stored, not printed)."""
+    from quizsmith.metrics.flag_policy import is_hint
+
+    raised = [(s.item, f) for s in written for f in s.flags if not is_hint(f)]
+    if raised:
+        print(f"{len(raised)} flag(s) raised:")
+    for item, flag in raised[:10]:
+        label = f"item {item.id}" if item.id is not None else repr(item.stem[:60])
+        print(f"  {flag.severity}: {label}: {flag.message} [{flag.code}]")
+    if len(raised) > 10:
+        print(f"  ... and {len(raised) - 10} more.")
 
 
 def _not_applicable(result: Any) -> bool:
@@ -353,6 +369,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
         f"Imported {result.items} items, {result.passages} passages and "
         f"{result.quizzes} quizzes into {args.bank}."
     )
+    cli_formats.print_warnings(result.warnings)
     return 0
 
 

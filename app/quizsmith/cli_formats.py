@@ -37,6 +37,7 @@ def import_question_file(bank: str, source: Path, fmt: str | None) -> int:
         print(f"Simplified {len(report.simplified)} question(s):")
         for note in report.simplified:
             print(f"  - {note.reason}")
+    print_warnings([str(w) for w in report.warnings])
     if report.skipped:
         print(f"Skipped {len(report.skipped)} question(s):")
         for skipped in report.skipped:
@@ -45,6 +46,14 @@ def import_question_file(bank: str, source: Path, fmt: str | None) -> int:
         print("  the file again; questions already imported are recognised and not duplicated.")
         return EXIT_PARTIAL
     return 0
+
+
+def print_warnings(warnings: list[str]) -> None:
+    """Items imported as they are but weak (`Item.warnings`), one line each."""
+    if warnings:
+        print(f"Warnings on {len(warnings)} imported item(s) (imported all the same):")
+        for warning in warnings:
+            print(f"  - {warning}")
 
 
 def print_simplified(simplified: list[Any]) -> None:

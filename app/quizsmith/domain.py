@@ -314,6 +314,22 @@ class ScoreResult:
 #: Longer is a passage pasted into the question field, not a question.
 MAX_STEM_CHARS = 2000
 
+#: A multiple-choice item with one distractor (two options) is one a blind guess gets right
+#: half the time. Not one of `Item.problems`: such an item is stored and scored, with a
+#: warning wherever it is reviewed (the overall metric's flag, the editor, import).
+ONE_DISTRACTOR: Final = "one-distractor"
+ONE_DISTRACTOR_MESSAGE: Final = (
+    "Only one distractor: a guess is right half the time; add one or two more."
+)
+
+
+def distractor_warning(item_type: str, distractors: int) -> str | None:
+    """The warning for a multiple-choice item with a single distractor (None otherwise: with
+    none at all `Item.problems` refuses it; true/false has two options by nature)."""
+    if item_type == "mcq" and distractors == 1:
+        return ONE_DISTRACTOR_MESSAGE
+    return None
+
 
 @dataclass(kw_only=True)
 class Item:
@@ -403,6 +419,11 @@ class Item:
             elif parse_number(self.key) is None:
                 found.append(f"The numerical key {self.key!r} is not a number.")
         return found
+
+    def warnings(self) -> list[str]:
+        """What is weak about this item though it can be stored (empty when nothing is)."""
+        found = distractor_warning(self.type, len(self.distractors))
+        return [found] if found else []
 
     def to_dict(self) -> dict[str, Any]:
         ordered = sorted(self.options, key=lambda o: o.position)

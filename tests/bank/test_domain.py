@@ -60,6 +60,21 @@ def test_problems_name_what_is_wrong() -> None:
     assert "The question is empty." in item.problems()
 
 
+def test_one_distractor_is_a_warning_not_a_problem() -> None:
+    from quizsmith.domain import ONE_DISTRACTOR_MESSAGE, distractor_warning
+
+    two_options = mcq(distractors=["Lyon"])
+    assert two_options.problems() == []  # stored and scored ...
+    assert two_options.warnings() == [ONE_DISTRACTOR_MESSAGE]  # ... with a warning
+    assert mcq().warnings() == [] and mcq(distractors=["Lyon", "Nice"]).warnings() == []
+    true_false = Item(type="tf", stem="Paris is in France.", key="True",
+                      options=Item.make_options("True", ["False"]))  # fmt: skip
+    assert true_false.warnings() == []  # two options by nature
+    assert distractor_warning("mcq", 1) == ONE_DISTRACTOR_MESSAGE
+    assert distractor_warning("mcq", 0) is None  # refused by problems() instead
+    assert distractor_warning("short", 1) is None
+
+
 def test_interchange_round_trip_keeps_everything() -> None:
     item = mcq(
         stem="¿Cuál es la capital de Francia? 🇫🇷",

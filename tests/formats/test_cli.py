@@ -167,3 +167,37 @@ def test_short_items_are_kept_out_of_aiken_but_not_lost(tmp_path: Path) -> None:
         stored(bank, [short("Only free text?", "yes")])
     assert main(["export", "--bank", str(path), "--format", "aiken",
                  "--out", str(tmp_path / "a.txt")]) == 0  # fmt: skip
+
+
+def test_import_warns_per_item_about_an_mcq_with_one_distractor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from quizsmith.domain import ONE_DISTRACTOR_MESSAGE
+
+    gift = tmp_path / "q.gift"
+    gift.write_text(
+        "::a::Which gas do plants release?{=Oxygen ~Nitrogen}\n\n"
+        "::b::Which gas do plants take in?{=Carbon dioxide ~Nitrogen ~Helium ~Argon}\n",
+        encoding="utf-8",
+    )
+    target = tmp_path / "b.qbank"
+    assert main(["import", str(gift), "--bank", str(target)]) == 0  # imported, not refused
+    printed = capsys.readouterr().out
+    assert "Imported 2 items" in printed
+    assert "Warnings on 1 imported item(s) (imported all the same):" in printed
+    assert f"  - item 1: {ONE_DISTRACTOR_MESSAGE}" in printed
+
+    jsonl = tmp_path / "items.jsonl"
+    jsonl.write_text(
+        '{"type": "mcq", "question": "Which planet is red?", "answer": "Mars", '
+        '"distractors": ["Venus", "Jupiter", "Saturn"]}\n'
+        '{"type": "mcq", "question": "Which planet is largest?", "answer": "Jupiter", '
+        '"distractors": ["Mars"]}\n',
+        encoding="utf-8",
+    )
+    assert main(["import", str(jsonl), "--bank", str(target)]) == 0
+    printed = capsys.readouterr().out
+    assert "Imported 2 items" in printed
+    assert f"  - item 4 (line 2): {ONE_DISTRACTOR_MESSAGE}" in printed
+    with ItemBank(target) as bank:
+        assert bank.get_item(4).stem == "Which planet is largest?"

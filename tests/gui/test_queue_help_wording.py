@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
 from quizsmith.bank.store import ItemBank
-from quizsmith.domain import Item, ScoreResult
+from quizsmith.domain import ONE_DISTRACTOR_MESSAGE, Item, ScoreResult
 from quizsmith.gui import messages
 from quizsmith.gui.review_queue import ReviewQueue
 from quizsmith.settings import Settings
@@ -278,7 +278,8 @@ def test_an_mcq_with_one_distractor_is_flagged_in_the_editor(
     editor.timer.stop()
     editor.distractor_edit.setPlainText("In the nucleus")
     assert editor.draft() is not None  # still scored and saved ...
-    assert "only one distractor" in editor.problems.text()  # ... with a warning
+    # ... with the warning the overall score's one-distractor flag gives (one rule)
+    assert editor.problems.text() == f"Warning: {ONE_DISTRACTOR_MESSAGE}"
     editor.distractor_edit.setPlainText("In the nucleus\nIn the vacuole")
     assert editor.draft() is not None and editor.problems.text() == ""
     editor.timer.stop()

@@ -3,9 +3,13 @@ estimate, honest "not scored" reasons, and the low-overall flag."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from quizsmith.domain import Item, Passage, ScoreResult
+from quizsmith.domain import ONE_DISTRACTOR_MESSAGE, Item, Passage, ScoreResult
 from quizsmith.evaluation.overall import OverallModel, shipped_model_path
 from quizsmith.metrics.base import MetricContext
 from quizsmith.quality.metric import OverallMetric, SignalsMetric, item_fingerprint
@@ -17,14 +21,36 @@ PASSAGE = (
 )
 
 
-def _mcq(stem: str, key: str) -> Item:
+def _mcq(
+    stem: str, key: str, distractors: tuple[str, ...] = ("Nitrogen", "Helium", "Argon")
+) -> Item:
     return Item(
         type="mcq",
         stem=stem,
         key=key,
-        options=Item.make_options(key, ["Nitrogen", "Helium", "Argon"]),
+        options=Item.make_options(key, list(distractors)),
         passage=Passage(text=PASSAGE),
     )
+
+
+class _StandInModel:
+    """The overall model's place without a fitted file: a fixed, acceptable estimate."""
+
+    def predict(self, scores: Any) -> ScoreResult:
+        return ScoreResult(metric="overall", value=0.8, evidence={"features": {}})
+
+
+@pytest.fixture
+def stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Signals and the overall model without any model loaded (the slow test below uses the
+    real ones): every item reads as a question and is estimated acceptable."""
+    from quizsmith.evaluation import overall
+
+    def signals(self: SignalsMetric, item: Item, ctx: MetricContext) -> ScoreResult:
+        return ScoreResult(metric="signals", value=0.9, values={"is_question": 1.0})
+
+    monkeypatch.setattr(SignalsMetric, "score", signals)
+    monkeypatch.setattr(overall.OverallModel, "load", classmethod(lambda cls: _StandInModel()))
 
 
 def test_not_applicable_and_bad_input_are_not_scored() -> None:
@@ -47,6 +73,53 @@ def test_low_overall_flag_by_threshold() -> None:
     assert metric.flags(high, {"weak_threshold": 0.5}) == []
     statement = ScoreResult(metric="overall", value=0.8, evidence={"signals": {"is_question": 0.0}})
     assert [f.code for f in metric.flags(statement, {})] == ["no-question-form"]
+
+
+@pytest.mark.usefixtures("stand_ins")
+def test_an_mcq_with_one_distractor_is_flagged_when_scored(tmp_path: Path) -> None:
+    from quizsmith.bank import ItemBank
+    from quizsmith.jobs import run_to_end
+    from quizsmith.metrics.runner import score_items
+
+    two = _mcq("Which gas do plants release?", "Oxygen", ("Nitrogen",))
+    four = _mcq("Which gas do plants take in?", "Carbon dioxide")
+    run_to_end(score_items([two, four], ["overall"], MetricContext()))
+    flag = next(f for f in two.flags if f.code == "one-distractor")
+    assert (flag.severity, flag.metric, flag.message) == (
+        "warning",  # a warning, not a hint: it puts the item in the review queue
+        "overall",
+        ONE_DISTRACTOR_MESSAGE,
+    )
+    assert four.scores["overall"].scored and four.flags == []
+    with ItemBank(tmp_path / "b.qbank") as bank:
+        ids = bank.add_items([two, four])
+        flagged = bank.search(flagged=True)
+    assert [i.id for i in flagged] == [ids[0]]
+    assert [f.code for f in flagged[0].flags] == ["one-distractor"]
+
+
+@pytest.mark.usefixtures("stand_ins")
+def test_quizsmith_score_prints_the_one_distractor_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from quizsmith.cli import main
+
+    source = tmp_path / "items.jsonl"
+    rows = [
+        {"type": "mcq", "question": "Which gas do plants release?", "answer": "Oxygen",
+         "distractors": ["Nitrogen"], "passage": PASSAGE},
+        {"type": "mcq", "question": "Which gas do plants take in?", "answer": "Carbon dioxide",
+         "distractors": ["Nitrogen", "Helium", "Argon"], "passage": PASSAGE},
+    ]  # fmt: skip
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["score", str(source), "--metrics", "overall"]) == 0
+    out = capsys.readouterr().out
+    assert "1 flag(s) raised:" in out
+    assert (
+        f"  warning: 'Which gas do plants release?': {ONE_DISTRACTOR_MESSAGE} [one-distractor]"
+        in out
+    )
+    assert "take in" not in out
 
 
 def test_fingerprint_follows_the_text() -> None:

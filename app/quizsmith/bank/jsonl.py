@@ -42,6 +42,9 @@ class ImportResult:
     quizzes: int = 0
     #: Ids from the file that were taken in this bank, mapped to the ids the items got.
     renumbered: dict[int, int] = field(default_factory=dict)
+    #: "item ID (line N): warning" for each imported item that is weak as it stands
+    #: (`Item.warnings`); imported all the same.
+    warnings: list[str] = field(default_factory=list)
 
 
 # --- export -------------------------------------------------------------------------------
@@ -263,6 +266,7 @@ def import_job(
             if new_id != wanted:
                 result.renumbered[wanted] = new_id
         new_ids.append(new_id)
+        result.warnings += [f"item {new_id} (line {entry.line}): {w}" for w in item.warnings()]
         if n % CHUNK == 0 or n == total:
             search.reindex_items(conn, new_ids)
             new_ids = []

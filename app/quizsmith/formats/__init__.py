@@ -109,6 +109,8 @@ class ImportReport:
     skipped: list[Skipped] = field(default_factory=list)
     #: Questions imported with something left out or changed, each saying what.
     simplified: list[Skipped] = field(default_factory=list)
+    #: Imported items that are weak as they stand (`Item.warnings`), by their new bank id.
+    warnings: list[Skipped] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -157,7 +159,13 @@ def _add_parsed(bank: ItemBank, source: Path, fmt: str, parsed: ParsedFile) -> I
     parsed = ParsedFile(fresh, skipped, parsed.simplified)
     if not fresh:
         _nothing_to_import(source, parsed)
-    return ImportReport(source, fmt, bank.add_items(fresh), skipped, parsed.simplified)
+    ids = bank.add_items(fresh)
+    warnings = [
+        Skipped(warning, item_id, item.stem)
+        for item_id, item in zip(ids, fresh, strict=True)
+        for warning in item.warnings()
+    ]
+    return ImportReport(source, fmt, ids, skipped, parsed.simplified, warnings)
 
 
 def _nothing_to_import(source: Path, parsed: ParsedFile) -> None:

@@ -492,11 +492,9 @@ class ItemEditor(QWidget):
         found = draft.problems()
         if kind == "tf" and key not in TF_ANSWERS:
             found.append("A true/false item's answer must be True or False.")
-        if not found and kind == "mcq" and len(distractors) < 2:
-            # Scored anyway, but said: with one distractor a guess is right half the time.
-            self.problems.setText(
-                "Warning: only one distractor, so a guess is right half the time; add two or three."
-            )
+        if not found and (warnings := draft.warnings()):
+            # Scored and saved anyway, but said (the overall score flags it too).
+            self.problems.setText("Warning: " + " ".join(warnings))
         else:
             self.problems.setText(" ".join(found))
         return None if found else draft

@@ -1,9 +1,10 @@
 """How loudly each review flag speaks, decided by how often it is right.
 
 A flag is a *warning* (it puts the item in the review queue) only when its precision against
-human labels was measured at 0.6 or more; one whose precision was measured lower, or could
-not be measured with the bundled models, is a *hint* (severity "info": shown grey beside the
-item, never queued). A review queue that flags almost everything is one a teacher learns to
+human labels was measured at 0.6 or more, or when what it says is counted from the item itself
+and so always true (`one-distractor`); one whose precision was measured lower, or could not be
+measured with the bundled models, is a *hint* (severity "info": shown grey beside the item,
+never queued). A review queue that flags almost everything is one a teacher learns to
 ignore (docs/evaluation.md, "Flags", has the measurements and the commands).
 
 `FLAG_POLICY` maps a flag code to its severity and the measurement behind it; a code not
@@ -43,6 +44,12 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
         1.0,
         "217 of 217 flagged variant questions were non-questions; 5 of 5 on QGEval were rated "
         "unclear or disfluent",
+    ),
+    "one-distractor": FlagRule(
+        "warning",
+        1.0,
+        "counted, not estimated: an MCQ with two options is one a blind guess gets right half "
+        "the time, true of every item it flags (domain.distractor_warning)",
     ),
     "low-overall": FlagRule(
         "warning",

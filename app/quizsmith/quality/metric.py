@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from quizsmith.domain import Flag, Item, ScoreResult
+from quizsmith.domain import ONE_DISTRACTOR, Flag, Item, ScoreResult, distractor_warning
 from quizsmith.errors import QuizsmithError
 from quizsmith.metrics.base import Metric, MetricContext, below_text
 from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its base model
@@ -165,6 +165,9 @@ class OverallMetric(Metric):
         if result.scored:
             result.evidence["signals"] = dict(signals.values)
             result.evidence["signals_evidence"] = signals.evidence
+            if item.type == "mcq":
+                # What the one-distractor flag is raised from (flags see only the result).
+                result.evidence["distractors"] = len(item.distractors)
         return result
 
     def flags(self, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
@@ -181,6 +184,9 @@ class OverallMetric(Metric):
                     self.name,
                 )
             )
+        distractors = result.evidence.get("distractors")
+        if isinstance(distractors, int) and (warning := distractor_warning("mcq", distractors)):
+            found.append(Flag(ONE_DISTRACTOR, warning, self.name))
         limit = float(options.get("weak_threshold", 0.4))
         if result.value < limit:
             found.append(
