@@ -212,7 +212,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     where = " and ".join(w for w in (args.out, args.bank and f"the bank {args.bank}") if w)
     if keeper.unsaved:
         where = " and ".join(w for w in (args.out, f"the bank {args.bank} (see below)") if w)
-    print(f"{len(items)} items written to {where}.")
+    if items:
+        print(f"{len(items)} items written to {where}.")
     for item in items:
         flags = f"  [{'; '.join(f.message for f in item.flags)}]" if item.flags else ""
         print(f"  {item.type}: {item.stem} -> {item.key}{flags}")
