@@ -119,3 +119,20 @@ def test_an_english_shortfall_keeps_the_usual_advice(
     assert "Only 0 of 2 items" in err
     assert "Try a longer passage" in err
     assert "English-only" not in err
+
+
+@pytest.mark.slow
+def test_the_chinese_passage_on_the_bundled_models_says_why(
+    tmp_path: Path, one_thread: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run of the report, on the real bundled generator (a few seconds)."""
+    passage = _passage(tmp_path, CHINESE)
+    out = tmp_path / "items.jsonl"
+
+    rc = main(["generate", str(passage), "-n", "3", "--out", str(out)])
+
+    err = capsys.readouterr().err
+    assert rc != 0
+    assert "English-only" in err
+    assert "fix:" in err or "error: no item could be made" in err
+    assert not out.exists()
