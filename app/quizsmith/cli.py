@@ -212,7 +212,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     where = " and ".join(w for w in (args.out, args.bank and f"the bank {args.bank}") if w)
     if keeper.unsaved:
         where = " and ".join(w for w in (args.out, f"the bank {args.bank} (see below)") if w)
-    print(f"{len(items)} items written to {where}.")
+    if items:
+        print(f"{len(items)} items written to {where}.")
     for item in items:
         flags = f"  [{'; '.join(f.message for f in item.flags)}]" if item.flags else ""
         print(f"  {item.type}: {item.stem} -> {item.key}{flags}")
@@ -363,8 +364,16 @@ def _cmd_import(args: argparse.Namespace) -> int:
         from quizsmith.cli_formats import import_question_file
 
         return import_question_file(args.bank, source, fmt)
-    with ItemBank(args.bank) as bank:
-        result = _drive(bank.import_jsonl_job(source, cancel=CancelToken()))
+    from quizsmith.bank.jsonl import read_file
+
+    # The whole file is read and checked before the bank is opened, so a bad or empty file
+    # leaves no new bank behind.
+    parsed = read_file(source)
+    if not parsed.items and not parsed.others:
+        empty = source.stat().st_size == 0
+        cli_formats.refuse_empty(source, args.bank, "it is empty" if empty else "blank lines only")
+    with cli_formats.new_bank_removed_on_failure(args.bank), ItemBank(args.bank) as bank:
+        result = _drive(bank.import_parsed_job(parsed, cancel=CancelToken()))
     print(
         f"Imported {result.items} items, {result.passages} passages and "
         f"{result.quizzes} quizzes into {args.bank}."

@@ -9,8 +9,11 @@ skipped some questions of the file (each listed with its number and reason).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 #: An import that brought in some questions of the file and skipped others.
 EXIT_PARTIAL = 4
@@ -28,7 +31,8 @@ def import_question_file(bank: str, source: Path, fmt: str | None) -> int:
 
     # Given the path, import_file parses the whole file before it opens (or creates) the
     # bank, so a file of which nothing can be imported leaves no trace.
-    report = import_file(bank, source, fmt)
+    with new_bank_removed_on_failure(bank):
+        report = import_file(bank, source, fmt)
     print(
         f"Imported {report.count} items from {source.name} ({report.format}) into "
         f"{bank}, marked needs-review."
@@ -54,6 +58,40 @@ def print_warnings(warnings: list[str]) -> None:
         print(f"Warnings on {len(warnings)} imported item(s) (imported all the same):")
         for warning in warnings:
             print(f"  - {warning}")
+
+
+def refuse_empty(source: Path, bank: str, why: str) -> NoReturn:
+    """Refuse a question file that holds nothing to import (rc 2), before any bank opens."""
+    from quizsmith.errors import QuizsmithError
+
+    created = "" if os.path.lexists(bank) else f"; {bank} was not created"
+    raise QuizsmithError(
+        f"{source.name} holds no questions ({why}).",
+        "Check that this is the file you meant: a Quizsmith JSONL file has one item per "
+        f"line (quizsmith export --format jsonl writes one). Nothing was imported{created}.",
+    )
+
+
+@contextlib.contextmanager
+def new_bank_removed_on_failure(bank: str) -> Iterator[None]:
+    """Remove the bank file (and its -wal/-shm/-journal) when this command created it and
+    then failed, so a failed import into a new bank leaves no empty bank behind. Files that
+    were there before are never touched."""
+    path = Path(bank)
+    mine = [
+        Path(f"{path}{suffix}")
+        for suffix in ("", "-wal", "-shm", "-journal")
+        if not os.path.lexists(f"{path}{suffix}")
+    ]
+    if not mine or mine[0] != path:  # the bank was there before: nothing here is ours
+        yield
+        return
+    try:
+        yield
+    except BaseException:
+        for created in mine:
+            created.unlink(missing_ok=True)
+        raise
 
 
 def print_simplified(simplified: list[Any]) -> None:

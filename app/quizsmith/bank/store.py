@@ -794,7 +794,13 @@ class ItemBank:
     def import_jsonl_job(
         self, path: str | os.PathLike[str], *, cancel: CancelToken | None = None
     ) -> Job[jsonl.ImportResult]:
-        parsed = jsonl.read_file(Path(path))
+        return (yield from self.import_parsed_job(jsonl.read_file(Path(path)), cancel=cancel))
+
+    def import_parsed_job(
+        self, parsed: jsonl.ParsedFile, *, cancel: CancelToken | None = None
+    ) -> Job[jsonl.ImportResult]:
+        """Add a JSONL file already read and checked with `bank.jsonl.read_file` (so a caller
+        can refuse a bad or empty file before it opens, or creates, the bank)."""
         with self.transaction() as conn:
             return (yield from jsonl.import_job(conn, parsed, cancel or CancelToken()))
 

@@ -14,10 +14,12 @@ from quizsmith.generation.builder import BuildContext, build_candidates
 from quizsmith.generation.rank import best_first, score_candidates, score_kept
 from quizsmith.generation.sentences import split_sentences
 from quizsmith.generation.targets import (
+    ENGLISH_ONLY_NOTE,
     Target,
     candidate_targets,
     choose_targets,
     concept_targets,
+    written_without_spaces,
 )
 from quizsmith.jobs import CancelToken, Progress
 from quizsmith.metrics.base import MetricContext
@@ -70,6 +72,8 @@ def generate_items(
         generator = provider_for_role("generator", settings)
         profile = writer.profile_for(generator, settings)
         targets = _targets(text, sentences, request, generator, profile, cancel)
+        if not targets and written_without_spaces(text):
+            raise PassageError(ENGLISH_ONLY_NOTE, "Give a passage in English.")
         if not targets:
             raise PassageError(
                 "No fact in the passage could be turned into a question (no names, numbers, "
@@ -138,7 +142,12 @@ def generate_items(
         result.cancelled = True
     result.seconds = time.perf_counter() - started
     if len(result.items) < n and not result.cancelled:
-        result.shortfall = _shortfall(len(result.items), n, len(targets), result.dropped)
+        advice = (
+            ENGLISH_ONLY_NOTE
+            if written_without_spaces(text)
+            else "Try a longer passage, other item types, or a larger generator model."
+        )
+        result.shortfall = _shortfall(len(result.items), n, len(targets), result.dropped, advice)
     return result
 
 
@@ -207,10 +216,9 @@ def _stem_key(stem: str) -> str:
     return " ".join(stem.casefold().split()).rstrip("?. ")
 
 
-def _shortfall(made: int, n: int, n_targets: int, dropped: list[str]) -> str:
+def _shortfall(made: int, n: int, n_targets: int, dropped: list[str], advice: str) -> str:
     why = "; ".join(dropped[-3:]) if dropped else "no more facts to ask about"
     return (
         f"Only {made} of {n} items could be made from {n_targets} candidate facts in this "
-        f"passage (last reasons: {why}). Try a longer passage, other item types, or a larger "
-        "generator model."
+        f"passage (last reasons: {why}). {advice}"
     )

@@ -21,7 +21,8 @@ Limits, by design of a rule-based finder: no part-of-speech tagger, so a noun ph
 with a participle ("the planned attack" -> "planned attack") or miss one that no determiner
 introduces; lower-case named things ("the mitochondria") count as phrases, not entities;
 capitalised words in titles and headings look like entities; number words ("seven") and
-relative dates ("last year") are not found; English only. LLM-proposed concepts
+relative dates ("last year") are not found; English only (a text in a script without spaces
+between words, such as Chinese, yields no answers: `written_without_spaces`). LLM-proposed concepts
 (`concept_targets`) and teacher pins cover what the rules miss.
 """
 
@@ -222,6 +223,37 @@ _BASE_SCORE: Final[dict[str, float]] = {
     "concept": 0.9,
     "pinned": 1.0,
 }
+
+
+#: Letters of scripts written without spaces between words (Chinese, Japanese kana and kanji,
+#: Thai, Lao, Myanmar, Khmer). The finder's words and the item checks' word counts are
+#: space-separated, so no answer is found in such text.
+_UNSPACED_SCRIPT = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff"
+    "\u1000-\u109f\u1780-\u17ff\U00020000-\U0002ffff]"
+)
+#: English with a quoted Chinese term stays English; a Chinese text with English names is not.
+_UNSPACED_SHARE: Final = 0.5
+
+ENGLISH_ONLY_NOTE: Final = (
+    "The passage is written without spaces between words (Chinese, Japanese or Thai, for "
+    "example): Quizsmith finds answers and checks questions by English words, and the bundled "
+    "models are English-only, so it cannot make items from such text yet."
+)
+
+
+def written_without_spaces(text: str) -> bool:
+    """Whether `text` is mostly in scripts that do not separate words by spaces, where
+    rule-based targets and the question checks do not work. Each such character counts
+    as much as a space-separated word of another script (a Chinese character is about a
+    syllable), and at least half of the count must be theirs."""
+    unspaced = len(_UNSPACED_SCRIPT.findall(text))
+    if not unspaced:
+        return False
+    others = sum(
+        any(ch.isalpha() for ch in word) for word in _UNSPACED_SCRIPT.sub(" ", text).split()
+    )
+    return unspaced / (unspaced + others) >= _UNSPACED_SHARE
 
 
 # -- finding candidates --------------------------------------------------------------------------
