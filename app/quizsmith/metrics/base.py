@@ -53,6 +53,15 @@ class MetricContext:
     def providers(self, role: str) -> list[Provider]:
         return [self.provider_for(ref) for ref in self.settings.role_list(role)]
 
+    def embedder(self) -> Provider | None:
+        """The sentence-embedding model, or None when none is set up or it cannot embed:
+        its users (nearest sentences) then fall back to what needs no vectors."""
+        try:
+            provider = self.provider("embeddings")
+        except QuizsmithError:
+            return None
+        return provider if provider.can_embed else None
+
     def provider_for(self, ref: str) -> Provider:
         if ref in self.overrides:
             return self.overrides[ref]

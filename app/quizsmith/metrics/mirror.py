@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from quizsmith.domain import Flag, Item, ScoreResult
-from quizsmith.errors import CapabilityError, OutputParseError, QuizsmithError
+from quizsmith.errors import CapabilityError, OutputParseError
 from quizsmith.metrics import mirror_prompts as prompts
 from quizsmith.metrics.base import Metric, MetricContext
 from quizsmith.metrics.profiles import choose_profile, model_config
@@ -275,11 +275,8 @@ class MirrorMetric(Metric):
         count = max(1, int(opts["context_sentences"]))
         if opts["context"] == "passage" or len(sentences) <= count:
             return passage, "The whole passage."
-        try:
-            embedder = ctx.provider("embeddings")
-        except QuizsmithError:
-            embedder = None
-        if embedder is None or not embedder.can_embed:
+        embedder = ctx.embedder()
+        if embedder is None:
             return passage, "The whole passage (no sentence embedder to choose from it)."
         near, _ = nearest_sentences(embedder, item.stem, sentences, count)
         key = normalize_answer(item.key)

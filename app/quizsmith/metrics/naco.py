@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from quizsmith.domain import Flag, Item, ScoreResult
-from quizsmith.errors import OutputParseError, ProviderError, QuizsmithError
+from quizsmith.errors import OutputParseError, ProviderError
 from quizsmith.metrics import naco_prompts as prompts
 from quizsmith.metrics.base import Metric, MetricContext
 from quizsmith.metrics.profiles import choose_profile, model_config
@@ -475,20 +475,16 @@ class NacoMetric(Metric):
     def _likelihood_answer(self, model: Provider, item: Item, ctx: MetricContext) -> str:
         """The likeliest candidate answer (the signals' answer selection, the same call)."""
         from quizsmith.generation.sentences import split_sentences
+        from quizsmith.providers.nearest import nearest_sentences
         from quizsmith.quality.signals import (
             CANDIDATE_SENTENCES,
             distractors_of,
             likelihood_answer,
-            nearest_sentences,
         )
 
         passage = item.passage.text if item.passage else ""
         sentences = [s.text for s in split_sentences(passage)] or [passage]
-        try:
-            embedder: Provider | None = ctx.provider("embeddings")
-        except QuizsmithError:
-            embedder = None
-        best, _ = nearest_sentences(embedder, item.stem, sentences, CANDIDATE_SENTENCES)
+        best, _ = nearest_sentences(ctx.embedder(), item.stem, sentences, CANDIDATE_SENTENCES)
         choice = likelihood_answer(model, passage, item.stem, item.key, distractors_of(item), best)
         return choice.picked
 

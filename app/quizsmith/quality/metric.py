@@ -64,14 +64,6 @@ def _fluency_model(ctx: MetricContext) -> Provider | None:
     return provider if provider.can_logprob else None
 
 
-def _embedder(ctx: MetricContext) -> Provider | None:
-    try:
-        provider = ctx.provider("embeddings")
-    except QuizsmithError:
-        return None
-    return provider if provider.can_embed else None
-
-
 def signals_config(ctx: MetricContext) -> dict[str, Any]:
     reader = _reader(ctx)
     fluency = _fluency_model(ctx)
@@ -107,7 +99,7 @@ class SignalsMetric(Metric):
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         reader = _reader(ctx)
-        found = compute_signals(item, reader, _fluency_model(ctx), _embedder(ctx))
+        found = compute_signals(item, reader, _fluency_model(ctx), ctx.embedder())
         share = found.values.get("key_share")
         if share is None:
             # One candidate only (the key): the passage offered nothing else to choose.
