@@ -19,7 +19,20 @@ def _model_status(model: catalog.CatalogModel, prepare: bool) -> str:
         path = catalog.locate(model, assemble=prepare)
     except QuizsmithError as exc:
         return f"not ready: {exc}"
-    return f"ok ({path})"
+    return f"ok ({path}){_which_file(model, path)}"
+
+
+def _which_file(model: catalog.CatalogModel, path: object) -> str:
+    """Which of a model's files runs: its faster copy or the packaged file (issue 16)."""
+    if not model.copy:
+        return ""
+    kind = model.copy.get("tensor_type", "")
+    if getattr(path, "name", "") == model.copy.get("file"):
+        return f"\n  {'':<24} in use: the {kind} copy of the packaged file (faster prompt reading)"
+    return (
+        f"\n  {'':<24} in use: the packaged file; its {kind} copy is not made yet "
+        "(quizsmith models --prepare)"
+    )
 
 
 def models_report(prepare: bool = False) -> str:

@@ -33,6 +33,9 @@ class CatalogModel:
     license: str = ""
     size_mb: float = 0.0
     locate: dict[str, str] = field(default_factory=dict)
+    #: A faster copy of a packaged GGUF file: {"tensor_type": "Q8_0", "file": name}
+    #: (providers/requantize.py).
+    copy: dict[str, str] = field(default_factory=dict)
     install: str = ""
     bundled: bool = True
     path: Path | None = None  # known up front for user GGUF files
@@ -117,7 +120,9 @@ def is_installed(model: CatalogModel) -> bool:
 
 def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
     """The weights on disk. Chunked models are assembled (offline, from installed packages)
-    into Quizsmith's cache on first use."""
+    into Quizsmith's cache on first use; a model with a `copy` table is used from its
+    faster copy, made on first use too (`quizsmith models --prepare` makes both at install),
+    and from the packaged file when the copy cannot be made."""
     if model.path is not None:
         if not model.path.exists():
             raise ModelNotFoundError(f"{model.path} no longer exists.", "Put the file back.")
@@ -138,6 +143,10 @@ def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
                 f"The package {spec['package']} is installed but {spec['path']} is missing.",
                 f"Reinstall it: {model.install}",
             )
+        if model.copy and kind == "file":
+            from quizsmith.providers.requantize import faster_copy
+
+            return faster_copy(path, model.copy, make=assemble) or path
         return path
     if kind == "assemble":
         target = _assembled_path(model)
