@@ -105,7 +105,7 @@ def parse_review(data: Any) -> Review:
 
 
 def is_instruct(provider: Provider) -> bool:
-    return bool(getattr(provider, "is_chat_model", provider.can_chat))
+    return provider.is_chat_model
 
 
 class MirrorMetric(Metric):

@@ -232,7 +232,7 @@ def most_common_count(counts: Sequence[int]) -> int:
 
 
 def _instruct(provider: Provider) -> bool:
-    return bool(provider.can_chat and getattr(provider, "is_chat_model", True))
+    return provider.can_chat and provider.is_chat_model
 
 
 # -- the metric -------------------------------------------------------------------------------
