@@ -71,6 +71,7 @@ class StemLengthMetric(Metric):
     defaults: ClassVar[dict[str, Any]] = {"flag_below": 0.1}
     chip_label: ClassVar[str] = "Len"
     chart_label: ClassVar[str] = "Stem length"
+    evidence_title: ClassVar[str] = "Stem length"
     batch_by_default: ClassVar[bool] = True
     thresholds: ClassVar[tuple[Threshold, ...]] = (
         Threshold("flag_below", "Stem length: hint below", "A very short question."),

@@ -110,7 +110,8 @@ class Metric:
     chip_label: ClassVar[str] = ""
     #: Its name in the score-distribution chart's menu; "" leaves it out.
     chart_label: ClassVar[str] = ""
-    #: The evidence panel's heading ("" = `title`).
+    #: The evidence panel's heading ("" = `name`, as the panel has always headed a metric
+    #: it had no title for).
     evidence_title: ClassVar[str] = ""
     #: Re-scored after every edit unless the teacher changes the live set.
     live_by_default: ClassVar[bool] = False

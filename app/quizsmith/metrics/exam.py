@@ -309,6 +309,7 @@ class ExamMetric(Metric):
     # The paper's EXAM is multiple choice (3.2.2); free-text items have no options to pick.
     item_types: ClassVar[tuple[str, ...]] = ("mcq", "tf")
     order: ClassVar[int] = 30
+    evidence_title: ClassVar[str] = "EXAM"
     chip_label: ClassVar[str] = "EXAM"
     chart_label: ClassVar[str] = "EXAM"
     batch_by_default: ClassVar[bool] = True

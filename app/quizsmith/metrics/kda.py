@@ -124,6 +124,7 @@ class KdaMetric(Metric):
     needs_options: ClassVar[bool] = True
     item_types: ClassVar[tuple[str, ...]] = ("mcq", "tf")
     order: ClassVar[int] = 20
+    evidence_title: ClassVar[str] = "KDA"
     chip_label: ClassVar[str] = "KDA"
     chart_label: ClassVar[str] = "KDA_cont"
     live_by_default: ClassVar[bool] = True

@@ -119,6 +119,7 @@ class MirrorMetric(Metric):
     higher_is_better: ClassVar[bool] = True
     needs_passage: ClassVar[bool] = True
     order: ClassVar[int] = 40
+    evidence_title: ClassVar[str] = "MIRROR"
     chip_label: ClassVar[str] = "MIRROR"
     chart_label: ClassVar[str] = "MIRROR"
     thresholds: ClassVar[tuple[Threshold, ...]] = (

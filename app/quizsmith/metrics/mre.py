@@ -174,6 +174,7 @@ class MreMetric(Metric):
     needs_passage: ClassVar[bool] = False
     needs_reference: ClassVar[bool] = True
     order: ClassVar[int] = 50
+    evidence_title: ClassVar[str] = "MRE"
     chart_label: ClassVar[str] = "MRE"
     thresholds: ClassVar[tuple[Threshold, ...]] = (
         Threshold(

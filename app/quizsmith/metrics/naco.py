@@ -257,6 +257,7 @@ class NacoMetric(Metric):
     # Shown second, after the overall estimate it feeds (metrics/base.py, "How the metric
     # takes part").
     order: ClassVar[int] = 10
+    evidence_title: ClassVar[str] = "NACo"
     chip_label: ClassVar[str] = "NACo"
     chart_label: ClassVar[str] = "NACo"
     live_by_default: ClassVar[bool] = True

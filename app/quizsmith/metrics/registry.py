@@ -65,11 +65,11 @@ def chart_metrics() -> list[tuple[str, str]]:
 
 
 def evidence_title(name: str) -> str:
-    """The evidence heading of a metric (its name when it is not installed)."""
+    """The evidence heading of a metric (its name when it declares none or is not
+    installed)."""
     if name not in metrics.names():
         return name
-    cls = get(name)
-    return cls.evidence_title or cls.title or name
+    return get(name).evidence_title or name
 
 
 def threshold_fields() -> list[tuple[str, Threshold]]:

@@ -122,8 +122,12 @@ class Provider:
     @property
     def is_chat_model(self) -> bool:
         """An instruct model that follows chat prompts; a base model (False) is driven with
-        few-shot transcripts."""
-        return self.can_chat
+        few-shot transcripts. Settable, for a backend that learns it when it connects."""
+        return bool(self.__dict__.get("_is_chat_model", self.can_chat))
+
+    @is_chat_model.setter
+    def is_chat_model(self, value: bool) -> None:
+        self.__dict__["_is_chat_model"] = bool(value)
 
     @property
     def context_size(self) -> int | None:

@@ -208,6 +208,10 @@ class LlamaCppProvider(Provider):
             return self._chat_flag
         return self._get().has_chat_template
 
+    @is_chat_model.setter
+    def is_chat_model(self, value: bool) -> None:
+        self._chat_flag = value
+
     @property
     def info(self) -> ModelInfo:
         return ModelInfo(

@@ -91,7 +91,6 @@ class SignalsMetric(Metric):
     # the signals itself (its own result is for `quizsmith eval`).
     order: ClassVar[int] = 60
     in_score_all: ClassVar[bool] = False
-    evidence_title: ClassVar[str] = "signals"  # the heading the evidence panel always gave it
     subscores: ClassVar[tuple[str, ...]] = SIGNALS
     feature_names: ClassVar[tuple[str, ...]] = tuple(f"sig.{name}" for name in SIGNALS)
 
