@@ -5,7 +5,7 @@ inside functions and under TYPE_CHECKING) and, for Qt, at run time.
 2. Layers: a module imports only from its own layer or the layers below it
 
        gui
-       cli, cli_formats, demo, modelreport          (the command line's front end)
+       cli, cli_help, cli_formats, demo, modelreport (the command line's front end)
        generation, evaluation, quality              (features)
        metrics
        providers
@@ -51,7 +51,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("providers",),
     ("metrics",),
     ("generation", "evaluation", "quality"),
-    ("cli", "cli_formats", "demo", "modelreport"),
+    ("cli", "cli_help", "cli_formats", "demo", "modelreport"),
     ("gui",),
 )
 LAYER_OF = {unit: n for n, units in enumerate(LAYERS) for unit in units}

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from quizsmith import __version__, cli_formats
+from quizsmith import __version__, cli_formats, cli_help
 
 #: Exit statuses: 0 all done, 1 unexpected error (crash log), 2 refused (bad input, with the
 #: fix), 3 `quizsmith gui` without a display (gui.app.NO_DISPLAY_EXIT), 4 finished but some
@@ -594,16 +594,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.set_defaults(func=_cmd_generate)
 
-    p = sub.add_parser("score", help="score items with the quality metrics")
+    p = sub.add_parser(
+        "score",
+        help="score items with the quality metrics",
+        formatter_class=cli_help.RegistryHelpFormatter,
+    )
     p.add_argument("items", nargs="?", help="a JSONL file of items (interchange format)")
     p.add_argument("--bank", help="score the items of this bank and store the scores there")
     p.add_argument("--status", help="with --bank: only items with this status")
     p.add_argument(
         "--metrics",
-        default="naco,kda,exam,overall",
-        help="comma-separated: naco,kda,exam,mirror,mre,signals,overall (default: "
-        "naco,kda,exam,overall; overall, the estimated chance a teacher accepts the item, "
-        "reads the others, so list it last)",
+        default=cli_help.BATCH_DEFAULT,
+        type=cli_help.metric_list,
+        help=f"comma-separated: {cli_help.METRICS} (default: {cli_help.BATCH_METRICS}; "
+        "overall, the estimated chance a teacher accepts the item, reads the others, so list "
+        "it last)",
     )
     p.add_argument("--out", help="write the scored items to this JSONL file")
     p.add_argument(
@@ -671,7 +676,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_export)
     cli_formats.register(sub)
 
-    p = sub.add_parser("eval", help="check the metrics against human labels on a dataset")
+    p = sub.add_parser(
+        "eval",
+        help="check the metrics against human labels on a dataset",
+        formatter_class=cli_help.RegistryHelpFormatter,
+    )
     p.add_argument("dataset", help="the dataset file")
     p.add_argument(
         "--format",
@@ -682,8 +691,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--metrics",
         default="naco,bleu,rouge,meteor,bertscore",
-        help="comma-separated: naco,kda,exam,mirror,mre,signals,overall,bleu,rouge,meteor,"
-        "bertscore (default: naco,bleu,rouge,meteor,bertscore)",
+        help=f"comma-separated: {cli_help.METRICS},bleu,rouge,meteor,bertscore (default: "
+        "naco,bleu,rouge,meteor,bertscore)",
     )
     p.add_argument("--limit", type=int, help="score a stratified sample of N records")
     p.add_argument("--seed", type=int, default=0, help="sampling and bootstrap seed (0)")

@@ -30,6 +30,16 @@ class PluginRegistry(Generic[T]):
             raise TypeError(f"{cls!r} is not a {self.base.__name__} subclass")
         self._registered[name] = cls
 
+    def unregister(self, name: str) -> None:
+        """Remove a plug-in added with `register` (a test cleaning up after itself); an entry
+        point removed this way stays removed until the process ends."""
+        self._load_entry_points()
+        self._registered.pop(name, None)
+
+    def classes(self) -> list[type[T]]:
+        """Every loaded plug-in class, in name order."""
+        return [self.get(name) for name in self.names()]
+
     def _load_entry_points(self) -> None:
         if self._loaded:
             return

@@ -67,3 +67,13 @@ def test_an_item_with_more_options_than_letters_does_not_apply() -> None:
     result = KdaMetric().score(item, MetricContext())
     assert not result.scored and "at most 10 options" in (result.not_scored_reason or "")
     assert result.evidence.get("not_applicable") is True
+
+
+def test_every_policy_code_is_declared_by_a_metric() -> None:
+    # A metric lists the codes it raises (`Metric.flag_codes`); a rule for a code no metric
+    # declares would be measuring a flag that no longer exists.
+    from quizsmith.metrics import registry
+    from quizsmith.metrics.flag_policy import FLAG_POLICY
+
+    declared = {code for cls in registry.shown_order() for code in cls.flag_codes}
+    assert set(FLAG_POLICY) <= declared

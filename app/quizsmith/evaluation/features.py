@@ -4,42 +4,33 @@ labels, and the features of the overall quality model.
 Sub-score names are "<metric>" for the headline value and "<metric>.<part>" for the parts:
 naco.n/.a/.c; kda (= KDA_cont) and kda.disc; exam; mirror (= (mean-1)/4) and the five
 criteria mirror.grammaticality ... (1-5); mre (= MRE BERTScore) and mre.sre_bleu4 ...
-mre.mre_bertscore; bleu/rouge/meteor/bertscore and their .single/.multi.
+mre.mre_bertscore; bleu/rouge/meteor/bertscore and their .single/.multi. Each metric
+declares its parts and features (`Metric.subscores`, `feature_names`, `features`), so this
+module names none of them.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from quizsmith.domain import ScoreResult
-from quizsmith.quality.signals import SIGNALS
+from quizsmith.metrics import registry
+from quizsmith.metrics.display import number
 
-MIRROR_CRITERIA = ("grammaticality", "appropriateness", "relevance", "novelty", "complexity")
-MRE_MEASURES = ("bleu4", "rouge_l", "meteor", "bertscore")
-
-SUBSCORES: dict[str, tuple[str, ...]] = {
-    "naco": ("n", "a", "c"),
-    "kda": ("kda_disc",),
-    "signals": SIGNALS,
-    "exam": (),
-    "mirror": MIRROR_CRITERIA,
-    "mre": tuple(f"{v}_{m}" for v in ("sre", "mre") for m in MRE_MEASURES),
-    "bleu": ("single", "multi"),
-    "rouge": ("single", "multi"),
-    "meteor": ("single", "multi"),
-    "bertscore": ("single", "multi"),
-}
+#: `quizsmith eval`'s own reference-overlap baselines (not metric plug-ins): their parts.
+BASELINES: tuple[str, ...] = ("bleu", "rouge", "meteor", "bertscore")
+_BASELINE_PARTS = ("single", "multi")
+#: The MRE measure whose single-reference feature ("ref.<measure>") a baseline supplies.
+_BASELINE_FOR = {"bleu": "bleu4", "rouge": "rouge_l", "meteor": "meteor", "bertscore": "bertscore"}
 _SHORT = {"kda_disc": "disc"}
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    return None
+def subscore_parts() -> dict[str, tuple[str, ...]]:
+    """The parts each metric (`Metric.subscores`) and baseline is correlated on."""
+    parts = {cls.name: cls.subscores for cls in registry.shown_order()}
+    parts.update(dict.fromkeys(BASELINES, _BASELINE_PARTS))
+    return parts
 
 
 def subscores(result: ScoreResult) -> dict[str, float]:
@@ -47,91 +38,79 @@ def subscores(result: ScoreResult) -> dict[str, float]:
     if not result.scored or result.value is None:
         return {}
     out = {result.metric: float(result.value)}
-    parts = SUBSCORES.get(result.metric, ())
-    if parts == ("single", "multi") and "multi" not in result.values:
+    parts = subscore_parts().get(result.metric, ())
+    if parts == _BASELINE_PARTS and "multi" not in result.values:
         parts = ()  # one reference: "single" is the headline value itself
     for part in parts:
-        value = _number(result.values.get(part))
+        value = number(result.values.get(part))
         if value is not None:
             out[f"{result.metric}.{_SHORT.get(part, part)}"] = value
     return out
 
 
-#: The overall model's features, in column order: reference-free only, so that every item
-#: (a generated one has no reference question) can be estimated. The live metrics' parts,
-#: then the cheap signals (quality/signals.py) under "sig.".
-FEATURES: tuple[str, ...] = (
-    "naco",
-    "naco.n",
-    "naco.a",
-    "naco.c",
-    "kda.cont",
-    "kda.disc",
-    "exam",
-    *(f"sig.{name}" for name in SIGNALS),
-)
-#: Features that need a reference question or a capable judge: a model may be fitted on them
-#: (`quizsmith eval --fit --features all`), but the shipped one is not.
-REFERENCE_FEATURES: tuple[str, ...] = (
-    *(f"mirror.{c}" for c in MIRROR_CRITERIA),
-    *(f"ref.{m}" for m in MRE_MEASURES),
-    *(f"mre.{m}" for m in MRE_MEASURES),
-)
-ALL_FEATURES: tuple[str, ...] = FEATURES + REFERENCE_FEATURES
-#: The metric whose result a feature is read from, by the feature's prefix ("ref." is MRE's
-#: single-reference part in the app; "sig." the signals the overall metric computes itself).
-FEATURE_SOURCES: dict[str, str] = {
-    "naco": "naco",
-    "kda": "kda",
-    "exam": "exam",
-    "mirror": "mirror",
-    "ref": "mre",
-    "mre": "mre",
-    "sig": "signals",
-}
+def feature_names() -> tuple[str, ...]:
+    """The overall model's default features, in column order: reference-free only, so that
+    every item (a generated one has no reference question) can be estimated. Each metric's
+    `feature_names`, in shown order (NACo's and KDA's parts, EXAM, then the cheap signals of
+    quality/signals.py under "sig.")."""
+    return tuple(f for cls in registry.shown_order() for f in cls.feature_names)
+
+
+def reference_feature_names() -> tuple[str, ...]:
+    """Features that need a reference question or a capable judge: a model may be fitted on
+    them (`quizsmith eval --fit --features all`), but the shipped one is not."""
+    return tuple(f for cls in registry.shown_order() for f in cls.reference_feature_names)
+
+
+def all_feature_names() -> tuple[str, ...]:
+    return feature_names() + reference_feature_names()
+
+
+def feature_sources() -> dict[str, str]:
+    """The metric whose result a feature is read from, by the feature's prefix ("ref." is
+    MRE's single-reference part; "sig." the signals, which the overall metric also carries)."""
+    found: dict[str, str] = {}
+    for cls in registry.shown_order():
+        for name in (*cls.feature_names, *cls.reference_feature_names):
+            found.setdefault(name.split(".")[0], cls.name)
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    # The names these had as constants, for callers that read them once (the shipped model's
+    # columns, tests); computed from the registry on access.
+    computed = {
+        "FEATURES": feature_names,
+        "REFERENCE_FEATURES": reference_feature_names,
+        "ALL_FEATURES": all_feature_names,
+        "FEATURE_SOURCES": feature_sources,
+        "SUBSCORES": subscore_parts,
+    }
+    if name in computed:
+        return computed[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def metrics_read(features: Sequence[str]) -> frozenset[str]:
     """The metrics whose results these features come from (an unknown prefix names itself,
     so a caller never takes an unknown feature for a free one)."""
-    return frozenset(FEATURE_SOURCES.get(f.split(".")[0], f.split(".")[0]) for f in features)
-
-
-_BASELINE_FOR = {"bleu": "bleu4", "rouge": "rouge_l", "meteor": "meteor", "bertscore": "bertscore"}
+    sources = feature_sources()
+    return frozenset(sources.get(f.split(".")[0], f.split(".")[0]) for f in features)
 
 
 def overall_features(scores: Mapping[str, ScoreResult]) -> dict[str, float | None]:
     """Feature values (None = missing) from an item's latest scores by metric name."""
-    feats: dict[str, float | None] = dict.fromkeys(ALL_FEATURES)
-
-    def scored(name: str) -> ScoreResult | None:
+    feats: dict[str, float | None] = dict.fromkeys(all_feature_names())
+    # In run order: a metric that reads others' results (the overall estimate, which carries
+    # the signals it computed) only fills in what their own results left missing.
+    for name in registry.run_order(registry.names()):
         result = scores.get(name)
-        return result if result is not None and result.scored else None
-
-    if (r := scored("naco")) is not None:
-        feats["naco"] = _number(r.value)
-        for part in ("n", "a", "c"):
-            feats[f"naco.{part}"] = _number(r.values.get(part))
-    if (r := scored("kda")) is not None:
-        feats["kda.cont"] = _number(r.value)
-        feats["kda.disc"] = _number(r.values.get("kda_disc"))
-    if (r := scored("exam")) is not None:
-        feats["exam"] = _number(r.value)
-    # Signals: from their own result, or from the overall estimate that computed them.
-    if (r := scored("signals")) is not None:
-        for name in SIGNALS:
-            feats[f"sig.{name}"] = _number(r.values.get(name))
-    elif (r := scored("overall")) is not None and isinstance(r.evidence.get("signals"), dict):
-        for name in SIGNALS:
-            feats[f"sig.{name}"] = _number(r.evidence["signals"].get(name))
-    if (r := scored("mirror")) is not None:
-        for c in MIRROR_CRITERIA:
-            feats[f"mirror.{c}"] = _number(r.values.get(c))
-    if (r := scored("mre")) is not None:
-        for m in MRE_MEASURES:
-            feats[f"ref.{m}"] = _number(r.values.get(f"sre_{m}"))
-            feats[f"mre.{m}"] = _number(r.values.get(f"mre_{m}"))
+        if result is None or not result.scored:
+            continue
+        for feature, value in registry.get(name).features(result).items():
+            if feats.get(feature) is None:
+                feats[feature] = value
     for metric, measure in _BASELINE_FOR.items():
-        if (r := scored(metric)) is not None:
-            feats[f"ref.{measure}"] = _number(r.values.get("single", r.value))
+        if (r := scores.get(metric)) is not None and r.scored:
+            feats[f"ref.{measure}"] = number(r.values.get("single", r.value))
     return feats

@@ -40,7 +40,12 @@ import numpy as np
 
 from quizsmith.domain import Item, ScoreResult, utc_now
 from quizsmith.errors import QuizsmithError
-from quizsmith.evaluation.features import ALL_FEATURES, FEATURES, metrics_read, overall_features
+from quizsmith.evaluation.features import (
+    FEATURES,
+    all_feature_names,
+    metrics_read,
+    overall_features,
+)
 from quizsmith.evaluation.records import EvalRecord
 
 MISSING_VALUE = -1.0
@@ -192,7 +197,8 @@ class OverallModel:
                 f"{target} is not an overall model this Quizsmith can read.",
                 "Fit it again with `quizsmith eval ... --fit`.",
             )
-        unknown = [f for f in blob.get("features", []) if f not in ALL_FEATURES]
+        known = all_feature_names()  # a plug-in metric's features included
+        unknown = [f for f in blob.get("features", []) if f not in known]
         if unknown or not blob.get("features"):
             raise QuizsmithError(
                 f"{target} was fitted on features this Quizsmith does not compute "
@@ -527,7 +533,7 @@ def refit_from_bank(
         description=f"teacher decisions in {getattr(bank, 'path', 'the bank')}",
         # A teacher's bank may hold reference questions (imported banks): every feature the
         # items carry may serve, reference-based ones included.
-        features=ALL_FEATURES,
+        features=all_feature_names(),
     )
     model.save(path or user_model_path())
     return model

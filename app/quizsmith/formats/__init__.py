@@ -82,7 +82,7 @@ def export_from_bank(
     An empty selection is an error, so a teacher never hands out an empty sheet unawares."""
     from quizsmith.formats.selection import latest_reviews, select_items
 
-    get(format_name)  # an unknown name fails before the bank is read
+    fmt = get(format_name)  # an unknown name fails before the bank is read
     items = select_items(bank, quiz=quiz, status=status)
     if not items:
         what = f"quiz {quiz!r}" if quiz else f"status {status or 'accepted'!r}"
@@ -96,7 +96,7 @@ def export_from_bank(
         passages=passages,
         seed=seed,
         template=Path(template) if template else None,
-        reviews=latest_reviews(bank, items) if format_name == "docx-report" else {},
+        reviews=latest_reviews(bank, items) if fmt.needs_reviews else {},
     )
     return export_items(items, format_name, path, options)
 

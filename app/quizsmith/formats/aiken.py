@@ -40,10 +40,27 @@ def _one_line(text: str) -> str:
     return " ".join(xml_safe(text).split())
 
 
+#: What tells an Aiken file from other plain text (`AikenFormat.sniff`).
+_AIKEN_ANSWER = re.compile(r"^\s*ANSWER\s*:\s*[A-Z]\s*$", re.MULTILINE)
+_AIKEN_OPTION = re.compile(r"^[A-Z][.)]\s*\S", re.MULTILINE)
+
+
 class AikenFormat(Exporter, Importer):
     name = "aiken"
     title = "Aiken"
     extension = ".txt"
+    order = 70
+    suffixes = (".aiken",)
+
+    @classmethod
+    def sniff(cls, text: str) -> int:
+        # An ANSWER: line is Aiken's own; lettered options without one are still Aiken (the
+        # importer then says what is missing, with its line), but less surely than GIFT's
+        # answer blocks (see GiftFormat.sniff).
+        if _AIKEN_ANSWER.search(text):
+            return 3
+        return 1 if len(_AIKEN_OPTION.findall(text)) >= 2 else 0
+
     can_export = True
     can_import = True
     description = "Aiken text (multiple choice only)"

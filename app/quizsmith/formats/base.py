@@ -131,6 +131,19 @@ class Format:
     can_import: ClassVar[bool] = False
     #: One line for --help and the export dialog.
     description: ClassVar[str] = ""
+    #: Where the export dialog lists it among the formats; lower first.
+    order: ClassVar[int] = 100
+    #: File extensions (lower case, with the dot) that import as this format without a look
+    #: inside; plain text (.txt) is told apart by `sniff` instead.
+    suffixes: ClassVar[tuple[str, ...]] = ()
+    #: The export reads each item's latest review (`ExportOptions.reviews`).
+    needs_reviews: ClassVar[bool] = False
+
+    @classmethod
+    def sniff(cls, text: str) -> int:
+        """How surely a plain-text file (.txt, or no extension) is in this format: 0 for
+        not at all, higher for surer; the importer with the highest answer reads it."""
+        return 0
 
     def export(
         self, items: Sequence[Item], path: str | os.PathLike[str], options: ExportOptions | None

@@ -42,6 +42,7 @@ class CsvFormat(Exporter):
     name = "csv"
     title = "CSV"
     extension = ".csv"
+    order = 80
     description = "CSV spreadsheet: one row per item with scores and flags"
 
     def write(

@@ -339,6 +339,7 @@ class _WordExporter(Exporter):
 class StudentDocxFormat(_WordExporter):
     name = "docx"
     title = "Word: student sheet"
+    order = 10  # what teachers reach for first
     description = "Word quiz for students: numbered questions, shuffled lettered options"
 
     def fill(
@@ -394,6 +395,7 @@ class StudentDocxFormat(_WordExporter):
 class AnswerKeyDocxFormat(_WordExporter):
     name = "docx-key"
     title = "Word: answer key"
+    order = 20
     description = "Word answer key: question number -> letter or answer, for the same seed"
 
     def fill(
@@ -418,6 +420,8 @@ class AnswerKeyDocxFormat(_WordExporter):
 class ReportDocxFormat(_WordExporter):
     name = "docx-report"
     title = "Word: teacher review report"
+    order = 30
+    needs_reviews = True
     description = "Word report for the teacher: each item with its scores, flags and review"
 
     def fill(

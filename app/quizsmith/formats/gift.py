@@ -93,10 +93,26 @@ def unescape(text: str) -> str:
     return "".join(out)
 
 
+#: What tells a GIFT file from other plain text (`GiftFormat.sniff`).
+_GIFT_HEADS = re.compile(r"^\s*(::.+?::|\$CATEGORY:)", re.MULTILINE)
+_GIFT_BLOCKS = re.compile(r"(?<!\\)\{\s*(=|~|T\s*}|F\s*}|TRUE|FALSE|#)")
+
+
 class GiftFormat(Exporter, Importer):
     name = "gift"
     title = "GIFT"
     extension = ".gift"
+    order = 60
+    suffixes = (".gift",)
+
+    @classmethod
+    def sniff(cls, text: str) -> int:
+        # Question names and categories are GIFT's own (surer than Aiken's ANSWER: line);
+        # answer blocks less so (an Aiken option may well contain "{=").
+        if _GIFT_HEADS.search(text):
+            return 4
+        return 2 if _GIFT_BLOCKS.search(text) else 0
+
     can_export = True
     can_import = True
     description = "Moodle GIFT text (multiple choice, true/false, short answer, missing word)"

@@ -88,6 +88,8 @@ class MoodleXmlFormat(Exporter, Importer):
     name = "moodle"
     title = "Moodle XML"
     extension = ".xml"
+    order = 40
+    suffixes = (".xml",)
     can_export = True
     can_import = True
     description = "Moodle question bank XML (multiple choice, true/false, short answer)"

@@ -84,6 +84,7 @@ class QtiFormat(Exporter):
     name = "qti"
     title = "QTI 1.2 (Canvas)"
     extension = ".zip"
+    order = 50
     description = "QTI 1.2 zip for Canvas Classic Quizzes"
 
     def write(

@@ -3,7 +3,6 @@ for a file: by an explicit name, else by extension, else by looking at the text.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from quizsmith.formats.base import Format, FormatError, decode_text, read_bytes
@@ -14,12 +13,15 @@ formats: PluginRegistry[Format] = PluginRegistry(GROUP, Format, "format")
 
 register = formats.register
 names = formats.names
+unregister = formats.unregister
 get = formats.get
 
-_GIFT_HEADS = re.compile(r"^\s*(::.+?::|\$CATEGORY:)", re.MULTILINE)
-_GIFT_BLOCKS = re.compile(r"(?<!\\)\{\s*(=|~|T\s*}|F\s*}|TRUE|FALSE|#)")
-_AIKEN_ANSWER = re.compile(r"^\s*ANSWER\s*:\s*[A-Z]\s*$", re.MULTILINE)
-_AIKEN_OPTION = re.compile(r"^[A-Z][.)]\s*\S", re.MULTILINE)
+#: Extensions of plain text, which could hold any text format: the importers' `sniff` decide.
+TEXT_SUFFIXES = (".txt", ".text", "")
+
+
+def _ordered(found: list[str]) -> list[str]:
+    return sorted(found, key=lambda n: (get(n).order, n))
 
 
 def exporter_names() -> list[str]:
@@ -30,20 +32,25 @@ def importer_names() -> list[str]:
     return [n for n in names() if get(n).can_import]
 
 
+def exporters_in_order() -> list[str]:
+    """The export formats as the export dialog lists them (`Format.order`)."""
+    return _ordered(exporter_names())
+
+
+def _sniffers() -> list[type[Format]]:
+    """The importers that can recognise a plain-text file (they override `sniff`)."""
+    found = [get(n) for n in _ordered(importer_names())]
+    return [c for c in found if any("sniff" in vars(k) for k in c.__mro__ if k is not Format)]
+
+
 def sniff_text(text: str) -> str | None:
-    """The format ("gift" or "aiken") the text looks like, else None."""
-    # Question names and categories are GIFT's own; an Aiken option may well contain "{=".
-    if _GIFT_HEADS.search(text):
-        return "gift"
-    if _AIKEN_ANSWER.search(text):
-        return "aiken"
-    if _GIFT_BLOCKS.search(text):
-        return "gift"
-    # Lettered options without an ANSWER: line are still Aiken (the importer then says what
-    # is missing, with its line).
-    if len(_AIKEN_OPTION.findall(text)) >= 2:
-        return "aiken"
-    return None
+    """The importer the text looks most like (the highest `sniff`), else None."""
+    best, found = 0, None
+    for cls in (get(n) for n in _ordered(importer_names())):
+        sureness = cls.sniff(text)
+        if sureness > best:
+            best, found = sureness, cls.name
+    return found
 
 
 def importer_for(path: Path, explicit: str | None = None) -> Format:
@@ -59,22 +66,33 @@ def importer_for(path: Path, explicit: str | None = None) -> Format:
             )
         return fmt
     suffix = path.suffix.lower()
-    by_suffix = {".xml": "moodle", ".gift": "gift", ".aiken": "aiken"}
-    if suffix in by_suffix:
-        return get(by_suffix[suffix])()
-    if suffix in (".txt", ".text", ""):
+    for name in _ordered(importer_names()):
+        if suffix in get(name).suffixes:
+            return get(name)()
+    sniffers = _sniffers()
+    if suffix in TEXT_SUFFIXES:
         found = sniff_text(decode_text(read_bytes(path), path))
         if found:
             return get(found)()
+        titles = " or ".join(
+            f"{'an' if c.title[:1] in 'AEIO' else 'a'} {c.title}" for c in sniffers
+        )
+        either = "either format" if len(sniffers) == 2 else "any of these formats"
         raise FormatError(
-            "Cannot tell whether this is a GIFT or an Aiken file: it has no question in "
-            "either format.",
-            "Check the file, or name the format with --format gift or --format aiken.",
+            f"Cannot tell whether this is {titles} file: it has no question in {either}.",
+            "Check the file, or name the format with "
+            + " or ".join(f"--format {c.name}" for c in sniffers)
+            + ".",
             file=path,
         )
+    listed = []
+    for name in _ordered(importer_names()):
+        cls = get(name)
+        shown = list(dict.fromkeys([cls.extension, *((".txt",) if cls in sniffers else ())]))
+        listed.append(f"{cls.title} ({'/'.join(e for e in shown if e)})")
     raise FormatError(
         f"Cannot import {suffix} files.",
-        "Import Moodle XML (.xml), GIFT (.gift/.txt), Aiken (.txt) or Quizsmith JSONL "
-        "(.jsonl), or name the format with --format.",
+        f"Import {', '.join(listed)} or Quizsmith JSONL (.jsonl), or name the format with "
+        "--format.",
         file=path,
     )

@@ -18,37 +18,45 @@ from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
 from quizsmith.metrics.runner import apply_result
 
-#: What each candidate is scored with to rank it. Multiple-choice and short questions are
-#: ranked by the overall estimate (the chance a teacher accepts the item; quality/metric.py),
-#: which needs no reference and is cheap; a true/false statement by KDA (the estimate was
-#: fitted on questions); a cloze item (the source sentence with a blank) is not ranked.
-RANK_METRICS: dict[str, tuple[str, ...]] = {
-    "mcq": ("overall",),
-    "short": ("overall",),
-    "tf": ("kda",),
-    "cloze": (),
-}
-#: The live metrics the kept item gets as well, so that it reaches the teacher scored as the
-#: item editor would score it; "overall" again last, since a teacher's refitted model may read
-#: NACo's and KDA's parts. NACo asks whether the text is a natural, answerable question, so it
-#: does not judge true/false statements; KDA needs options.
-KEPT_METRICS: dict[str, tuple[str, ...]] = {
-    "mcq": ("naco", "kda", "overall"),
-    "short": ("naco", "overall"),
-    "tf": (),
-    "cloze": (),
-}
+
+def rank_metrics(item_type: str) -> list[str]:
+    """What each candidate of this type is scored with to rank it: the metrics that declare
+    the type in `rank_item_types` (multiple-choice and short questions by the overall
+    estimate, true/false statements by KDA); a type none ranks (cloze) is not ranked."""
+    return registry.run_order(
+        [cls.name for cls in registry.shown_order() if item_type in cls.rank_item_types]
+    )
+
+
+def kept_metrics(item_type: str) -> list[str]:
+    """The live metrics the kept item gets as well, so that it reaches the teacher scored as
+    the item editor would score it: those that apply to its type and did not rank it, and
+    again those that read the others (the overall estimate, last: a teacher's refitted model
+    may read NACo's and KDA's parts). An item type that is not ranked is not scored."""
+    ranked = set(rank_metrics(item_type))
+    if not ranked:
+        return []
+    chosen = []
+    for name in registry.default_live_metrics():
+        cls = registry.get(name)
+        types = cls.item_types if cls.generated_item_types is None else cls.generated_item_types
+        if item_type in types and (name not in ranked or cls.reads_scores):
+            chosen.append(name)
+    return registry.run_order(chosen)
 
 
 def rank_value(item: Item) -> float | None:
     """The overall estimate (P(a teacher accepts)) when the item has one; else the mean of
     the live scores it got (None when none could be computed)."""
-    overall = item.scores.get("overall")
-    if overall is not None and overall.scored and overall.value is not None:
-        return float(overall.value)
+    names = rank_metrics(item.type)
+    # The estimate of a metric that reads the others (the overall one) decides alone.
+    for name in names:
+        result = item.scores.get(name)
+        if registry.get(name).reads_scores and result and result.value is not None:
+            return float(result.value)
     values = [
         s.value
-        for name in RANK_METRICS.get(item.type, ())
+        for name in names
         if (s := item.scores.get(name)) is not None and s.value is not None
     ]
     return mean(values) if values else None
@@ -59,12 +67,12 @@ def score_candidates(
 ) -> Generator[Progress, None, None]:
     """Score every candidate with the ranking metrics of its type (stored on the items)."""
     for n, item in enumerate(candidates, 1):
-        yield from _score(item, RANK_METRICS.get(item.type, ()), ctx, f"{label}: candidate {n}")
+        yield from _score(item, rank_metrics(item.type), ctx, f"{label}: candidate {n}")
 
 
 def score_kept(item: Item, ctx: MetricContext, label: str) -> Generator[Progress, None, None]:
     """Score the kept candidate with the rest of the live metrics."""
-    yield from _score(item, KEPT_METRICS.get(item.type, ()), ctx, label)
+    yield from _score(item, kept_metrics(item.type), ctx, label)
 
 
 def _score(

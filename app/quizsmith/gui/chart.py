@@ -18,6 +18,7 @@ from quizsmith.bank.store import ItemBank
 from quizsmith.domain import Item
 from quizsmith.errors import QuizsmithError
 from quizsmith.gui.messages import show_exception
+from quizsmith.metrics import registry
 
 BINS = 10
 
@@ -53,13 +54,8 @@ class ChartDialog(QDialog):
         self.resize(640, 420)
         self.bank = bank
         self.metric_box = QComboBox()
-        for name, title in (
-            ("naco", "NACo"),
-            ("kda", "KDA_cont"),
-            ("exam", "EXAM"),
-            ("mirror", "MIRROR"),
-            ("mre", "MRE"),
-        ):
+        # The metrics that declare a `chart_label` (their values lie in 0-1, the axis).
+        for name, title in registry.chart_metrics():
             self.metric_box.addItem(title, name)
         self.scope_box = QComboBox()
         self.scope_box.addItem("whole bank", None)

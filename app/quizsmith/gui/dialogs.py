@@ -42,6 +42,7 @@ from quizsmith.gui.evidence import esc
 from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
 from quizsmith.jobs import CancelToken, Progress
+from quizsmith.metrics.display import Threshold
 from quizsmith.settings import Endpoint, Settings
 
 
@@ -203,16 +204,12 @@ def export_job(
 def available_exporters() -> list[tuple[str, str, str]]:
     """(name, title, extension) of every export format installed; [] when there are none."""
     try:
-        from quizsmith.formats import exporter_names, get
+        from quizsmith.formats import get
+        from quizsmith.formats.registry import exporters_in_order
     except ImportError:
         return []
-    found = []
-    for name in exporter_names():
-        cls = get(name)
-        found.append((name, cls.title or name, cls.extension))
-    # What teachers reach for first (Word), then the platforms, then the rest by name.
-    order = ("docx", "docx-key", "docx-report", "moodle", "qti", "gift", "aiken", "csv")
-    return sorted(found, key=lambda f: (order.index(f[0]) if f[0] in order else len(order), f[0]))
+    # In the order the formats declare (`Format.order`): Word first, then the platforms.
+    return [(n, get(n).title or n, get(n).extension) for n in exporters_in_order()]
 
 
 class ExportDialog(QDialog):
@@ -366,15 +363,6 @@ class ExportDialog(QDialog):
 
 # --- settings -------------------------------------------------------------------------------
 
-#: Metric options shown as thresholds (each metric's `defaults` give the value and meaning).
-THRESHOLDS: dict[str, tuple[str, ...]] = {
-    "naco": ("answer_threshold", "complexity_threshold"),
-    "kda": ("weak_below", "good_from", "two_correct_share", "never_chosen_below"),
-    "mirror": ("flag_at_or_below",),
-    "mre": ("flag_below",),
-}
-
-
 #: Teacher-facing names of the model roles (settings.toml keeps the short ones).
 ROLE_LABELS = {
     "generator": "Question writer",
@@ -383,48 +371,6 @@ ROLE_LABELS = {
     "paraphraser": "Paraphraser (MRE)",
     "solvers": "KDA students (several)",
     "judges": "MIRROR reviewers (several)",
-}
-#: Teacher-facing names of the thresholds, with what each one does.
-THRESHOLD_LABELS: dict[tuple[str, str], tuple[str, str]] = {
-    ("naco", "answer_threshold"): (
-        "NACo: warn when the model's answer matches the key less than",
-        "Word overlap (0-1) between the model's answer and your key below which the item "
-        "is flagged 'the model's answer differs from the key'.",
-    ),
-    ("naco", "complexity_threshold"): (
-        "NACo: hint when the complexity match is below",
-        "How close (0-1) the number of reasoning steps is to the expected number before "
-        "the hint 'too easy / too hard' appears.",
-    ),
-    ("kda", "weak_below"): (
-        "KDA: warn that knowing the fact does not help below",
-        "Items under this KDA are flagged weak and shown red (the paper: reviewers agree "
-        "items under 0.3 are bad).",
-    ),
-    ("kda", "good_from"): (
-        "KDA: green from",
-        "Items from this KDA on are shown green (the paper: 82% of items at 0.8 or more "
-        "were accepted by teachers).",
-    ),
-    ("kda", "two_correct_share"): (
-        "KDA: warn 'two options may be correct' when this share of students picks a "
-        "distractor with the fact",
-        "Share (0-1) of the model students who still choose the same wrong option when "
-        "they are given the fact.",
-    ),
-    ("kda", "never_chosen_below"): (
-        "KDA: hint 'distractor never chosen' below this probability",
-        "A distractor no model student picks, with a mean probability under this, is "
-        "reported as not doing its job.",
-    ),
-    ("mirror", "flag_at_or_below"): (
-        "MIRROR: warn when a criterion is rated at or below (1-5)",
-        "Grammar, appropriateness, relevance, novelty and complexity are rated 1-5.",
-    ),
-    ("mre", "flag_below"): (
-        "MRE: hint when the wording is further from the reference than (off = never)",
-        "Only for items with a reference question.",
-    ),
 }
 #: The fix the core gives for an unusable keyring names a developer setting; the teacher
 #: gets this instead.
@@ -517,12 +463,14 @@ class SettingsDialog(QDialog):
 
     # endpoints
     def _endpoints_tab(self) -> QWidget:
+        from quizsmith.providers.registry import endpoint_kinds
+
         page = QWidget()
         self.endpoint_list = QListWidget()
         self.endpoint_list.addItems(list(self.settings.endpoints))
         self.ep_name = QLineEdit()
         self.ep_provider = QComboBox()
-        self.ep_provider.addItems(["openai", "anthropic"])
+        self.ep_provider.addItems(endpoint_kinds())
         self.ep_url = QLineEdit()
         self.ep_model = QLineEdit()
         self.ep_key_name = QLineEdit()
@@ -676,25 +624,24 @@ class SettingsDialog(QDialog):
         thresholds = QGroupBox("Flag thresholds")
         form = QFormLayout(thresholds)
         self.threshold_spins: dict[tuple[str, str], QDoubleSpinBox] = {}
-        for metric, keys in THRESHOLDS.items():
+        self.threshold_kinds: dict[tuple[str, str], Threshold] = {}
+        # Each metric declares its threshold fields (`Metric.thresholds`), in shown order.
+        for metric, threshold in registry.threshold_fields():
             opts = metric_options(metric, self.settings)
-            for key in keys:
-                spin = QDoubleSpinBox()
-                spin.setRange(0.0, 5.0)
-                spin.setSingleStep(0.05)
-                spin.setDecimals(2)
-                spin.setSpecialValueText("off")  # 0 shows as "off" for optional thresholds
-                value = opts.get(key)
-                spin.setValue(float(value) if isinstance(value, int | float) else 0.0)
-                self.threshold_spins[(metric, key)] = spin
-                label, tip = THRESHOLD_LABELS.get(
-                    (metric, key), (f"{metric}: {key.replace('_', ' ')}", "")
-                )
-                caption = QLabel(label)
-                caption.setWordWrap(True)
-                caption.setToolTip(tip)
-                spin.setToolTip(tip)
-                form.addRow(caption, spin)
+            spin = QDoubleSpinBox()
+            spin.setRange(0.0, 5.0)
+            spin.setSingleStep(0.05)
+            spin.setDecimals(2)
+            spin.setSpecialValueText("off")  # 0 shows as "off" for optional thresholds
+            value = opts.get(threshold.key)
+            spin.setValue(float(value) if isinstance(value, int | float) else 0.0)
+            self.threshold_spins[(metric, threshold.key)] = spin
+            self.threshold_kinds[(metric, threshold.key)] = threshold
+            caption = QLabel(threshold.label)
+            caption.setWordWrap(True)
+            caption.setToolTip(threshold.tip)
+            spin.setToolTip(threshold.tip)
+            form.addRow(caption, spin)
         layout.addWidget(thresholds)
         layout.addStretch(1)
         return page
@@ -735,9 +682,10 @@ class SettingsDialog(QDialog):
         for (metric, key), spin in self.threshold_spins.items():
             default = registry.get(metric).defaults.get(key)
             value: float | None = spin.value()
-            if key == "flag_below" and value == 0.0:
+            threshold = self.threshold_kinds[(metric, key)]
+            if threshold.optional and value == 0.0:
                 value = None
-            if metric == "mirror" and value is not None:
+            if threshold.integer and value is not None:
                 value = round(value)
             table = dict(s.metrics.get(metric) or {})
             if value == default:

@@ -49,14 +49,13 @@ from quizsmith.gui.passage_panel import PASSAGE_SUFFIXES, PassagePanel
 from quizsmith.gui.review_queue import ReviewQueue
 from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
 from quizsmith.jobs import Progress
+from quizsmith.metrics import registry as metric_registry
 from quizsmith.settings import Settings
 
 GENERATE_TIP = (
     "Write questions about this passage (Ctrl+G): the number and types chosen beside it. "
     "Each finished item is saved at once; Cancel keeps the finished ones."
 )
-#: Metrics run by "Score" on several items (MIRROR and MRE are slower: per item, on request).
-BATCH_METRICS = ("naco", "kda", "exam", "overall")
 
 
 def cancelled_note(kept: int) -> str:
@@ -576,7 +575,11 @@ class MainWindow(QMainWindow):
             show_error(self, "No items to score.", "Select items or generate some first.")
             return None
         worker = self.runner.start(
-            jobs.score_and_store_job(self.bank, ids, BATCH_METRICS, self.settings)
+            # The metrics that declare themselves part of batch scoring (`batch_by_default`;
+            # MIRROR and MRE are slower: per item, on request).
+            jobs.score_and_store_job(
+                self.bank, ids, metric_registry.default_batch_metrics(), self.settings
+            )
         )
         self.progress.attach(worker, f"Scoring {len(ids)} item(s)")
         worker.signals.progress.connect(self._scored_progress)

@@ -101,7 +101,7 @@ def _prepare(ref: str, backend: str, settings: Settings) -> None:
 
         try:
             provider = provider_for(ref, settings)
-            if getattr(provider, "can_embed", False):
+            if provider.can_embed:
                 provider.embed(["warm-up"])  # imports the model's own modules and loads it
         except QuizsmithError as exc:
             log.info("not preloading %s: %s", ref, exc.message)

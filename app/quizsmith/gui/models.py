@@ -16,7 +16,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from quizsmith.domain import Item, Passage
-from quizsmith.gui.scores import CHIP_METRICS, LEVEL_COLORS, chip_for
+from quizsmith.gui.scores import LEVEL_COLORS, chip_for, chip_metrics
 from quizsmith.settings import Settings
 
 Index = QModelIndex | QPersistentModelIndex
@@ -30,7 +30,9 @@ _SEVERITY_MARK = {"error": "✖", "warning": "⚠", "info": "ℹ"}
 class ItemTableModel(QAbstractTableModel):
     """Rows are core Items; score columns are chips coloured by the metric thresholds."""
 
-    COLUMNS: tuple[str, ...] = (*_BASE_COLUMNS, *(label for _, label in CHIP_METRICS), "Flags")
+    #: The chip columns, from the metrics installed when the GUI starts (entry points).
+    CHIPS: tuple[tuple[str, str], ...] = chip_metrics()
+    COLUMNS: tuple[str, ...] = (*_BASE_COLUMNS, *(label for _, label in CHIPS), "Flags")
     FLAGS_COLUMN = len(COLUMNS) - 1
 
     def __init__(self, settings: Settings | None = None, parent: Any = None) -> None:
@@ -120,8 +122,8 @@ class ItemTableModel(QAbstractTableModel):
         if role == ItemRole:
             return item
         chip_col = col - len(_BASE_COLUMNS)
-        if 0 <= chip_col < len(CHIP_METRICS):
-            chip = chip_for(item, CHIP_METRICS[chip_col][0], self.settings)
+        if 0 <= chip_col < len(self.CHIPS):
+            chip = chip_for(item, self.CHIPS[chip_col][0], self.settings)
             if role == Qt.ItemDataRole.DisplayRole:
                 return chip.text
             if role == Qt.ItemDataRole.BackgroundRole:
@@ -133,7 +135,7 @@ class ItemTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.TextAlignmentRole:
                 return int(Qt.AlignmentFlag.AlignCenter)
             if role == SortRole:
-                score = item.scores.get(CHIP_METRICS[chip_col][0])
+                score = item.scores.get(self.CHIPS[chip_col][0])
                 value = score.value if score is not None and score.scored else None
                 return -1.0 if value is None else float(value)
             return None

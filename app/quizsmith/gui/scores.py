@@ -8,20 +8,31 @@ agree with the review reasons the metric raises.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quizsmith.domain import Item, ScoreResult
 from quizsmith.settings import Settings
 
-#: Chip columns of the item tables, in order: (metric, short label).
-CHIP_METRICS: tuple[tuple[str, str], ...] = (
-    # The headline: the estimated chance a teacher accepts the item.
-    ("overall", "Overall"),
-    ("naco", "NACo"),
-    ("kda", "KDA"),
-    ("exam", "EXAM"),
-    ("mirror", "MIRROR"),
-)
+if TYPE_CHECKING:
+    from quizsmith.metrics.base import Metric
+
+
+def chip_metrics() -> tuple[tuple[str, str], ...]:
+    """Chip columns of the item tables, in order: (metric, short label), as each metric
+    declares them (`chip_label`; the overall estimate, the headline, first)."""
+    from quizsmith.metrics import registry
+
+    return registry.chip_metrics()
+
+
+def __getattr__(name: str) -> tuple[tuple[str, str], ...]:
+    # `CHIP_METRICS`, read as it was when it was a constant (the item editor still imports
+    # it by that name); computed on access so that it follows the registry.
+    if name == "CHIP_METRICS":
+        return chip_metrics()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 LEVELS = ("good", "ok", "bad", "none")
 #: Chip colours (background) per level.
 LEVEL_COLORS = {"good": "#cdeccf", "ok": "#fbe7b5", "bad": "#f6c4c0", "none": "#e4e4e4"}
@@ -65,42 +76,24 @@ def chip_for(item: Item, metric: str, settings: Settings | None = None) -> Chip:
     )
 
 
+def _metric_class(metric: str) -> type[Metric]:
+    from quizsmith.errors import ConfigError
+    from quizsmith.metrics import registry
+    from quizsmith.metrics.base import Metric
+
+    try:
+        return registry.get(metric)
+    except ConfigError:
+        return Metric  # not installed (any more): plain numbers, coloured by its flags
+
+
 def chip_text(metric: str, result: ScoreResult) -> str:
-    value = result.value if result.value is not None else 0.0
-    if metric == "exam":
-        return "yes" if value >= 1.0 else "no"
-    if metric == "overall":
-        return f"{value:.0%}"
-    if metric == "mirror" and "mean" in result.values:
-        return f"{float(result.values['mean']):.1f}/5"
-    return f"{value:.2f}"
+    return _metric_class(metric).chip_text(result)
 
 
 def _level(item: Item, metric: str, result: ScoreResult, settings: Settings | None) -> str:
-    value = float(result.value or 0.0)
-    opts = metric_options(metric, settings)
     severities = {f.severity for f in item.flags if f.metric == metric}
-    if metric == "kda":
-        if value < float(opts.get("weak_below", 0.3)):
-            return "bad"
-        if value >= float(opts.get("good_from", 0.8)) and not severities - {"info"}:
-            return "good"
-        return "ok"
-    if metric == "naco" and value <= 0.0:
-        return "bad"
-    if metric == "overall":
-        # Bad below the flag threshold (where the low-overall warning was measured right
-        # 67% of the time); good from 0.6 up, where most items are accepted.
-        if value < float(opts.get("weak_threshold", 0.4)):
-            return "bad"
-        return "good" if value >= float(opts.get("good_from", 0.6)) else "ok"
-    if metric == "exam":
-        return "good" if value >= 1.0 else "bad"
-    if "error" in severities:
-        return "bad"
-    if "warning" in severities:
-        return "ok"
-    return "good"
+    return _metric_class(metric).chip_level(result, metric_options(metric, settings), severities)
 
 
 def _tooltip(item: Item, metric: str, result: ScoreResult) -> str:
@@ -118,7 +111,7 @@ def badness(item: Item, p_accept: float | None = None) -> float:
     scored = [
         float(s.value)
         for name, s in item.scores.items()
-        if s.scored and s.value is not None and name in dict(CHIP_METRICS)
+        if s.scored and s.value is not None and name in dict(chip_metrics())
     ]
     # Low scores add up to one severity step; an unscored item sorts after scored equals.
     weak = (1.0 - sum(scored) / len(scored)) if scored else 0.0

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from quizsmith.domain import ITEM_TYPES, Flag, Item, ScoreResult, utc_now
 from quizsmith.errors import CancelledError, QuizsmithError
 from quizsmith.jobs import CancelToken
+from quizsmith.metrics.display import Threshold, generic_evidence_html
 from quizsmith.providers.base import Provider
 from quizsmith.settings import Settings
 
@@ -101,6 +102,41 @@ class Metric:
     #: The type of an option whose default (None) does not tell it, e.g. {"flag_below": float}.
     option_types: ClassVar[dict[str, type | tuple[type, ...]]] = {}
 
+    # How the metric takes part in the app, read from the registry (metrics/registry.py) by
+    # the GUI, the CLI's help and the evaluation, so that a new metric needs no edits there.
+    #: Its place among the metrics (chips, evidence, settings, "Score all"); lower first.
+    order: ClassVar[int] = 100
+    #: The item tables' chip column heading; "" gives it no column.
+    chip_label: ClassVar[str] = ""
+    #: Its name in the score-distribution chart's menu; "" leaves it out.
+    chart_label: ClassVar[str] = ""
+    #: The evidence panel's heading ("" = `name`, as the panel has always headed a metric
+    #: it had no title for).
+    evidence_title: ClassVar[str] = ""
+    #: Re-scored after every edit unless the teacher changes the live set.
+    live_by_default: ClassVar[bool] = False
+    #: In the default set of batch scoring (`quizsmith score`, the main window's "Score").
+    batch_by_default: ClassVar[bool] = False
+    #: Run by the item editor's "Score all".
+    in_score_all: ClassVar[bool] = True
+    #: It reads other metrics' stored results, so it runs after them.
+    reads_scores: ClassVar[bool] = False
+    #: Item types whose generated candidates it ranks (generation/rank.py).
+    rank_item_types: ClassVar[tuple[str, ...]] = ()
+    #: Item types of a kept generated item it scores, if it is live by default (None: all of
+    #: its `item_types`).
+    generated_item_types: ClassVar[tuple[str, ...] | None] = None
+    #: Options the settings dialog shows as flag thresholds.
+    thresholds: ClassVar[tuple[Threshold, ...]] = ()
+    #: The flag codes `flags` can raise (their severities: metrics/flag_policy.py).
+    flag_codes: ClassVar[tuple[str, ...]] = ()
+    #: Parts of `ScoreResult.values` that `quizsmith eval` correlates with human labels.
+    subscores: ClassVar[tuple[str, ...]] = ()
+    #: Features of the overall model read from its results (`features`), reference-free...
+    feature_names: ClassVar[tuple[str, ...]] = ()
+    #: ... and those that need a reference question or a capable judge.
+    reference_feature_names: ClassVar[tuple[str, ...]] = ()
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Every metric's flags pass through the measured flag policy (metrics/flag_policy.py),
         # whoever calls `flags`: a flag's severity follows how often it was found right.
@@ -117,6 +153,31 @@ class Metric:
         flags.__doc__ = raw.__doc__
         flags._policy_applied = True  # type: ignore[attr-defined]
         cls.flags = flags  # type: ignore[method-assign]
+
+    @classmethod
+    def chip_text(cls, result: ScoreResult) -> str:
+        """The scored result as a chip shows it."""
+        return f"{float(result.value or 0.0):.2f}"
+
+    @classmethod
+    def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
+        """ "good", "ok" or "bad" for a scored result; `severities` are those of the item's
+        flags from this metric. By default the flags decide."""
+        if "error" in severities:
+            return "bad"
+        if "warning" in severities:
+            return "ok"
+        return "good"
+
+    @classmethod
+    def evidence_html(cls, result: ScoreResult) -> str:
+        """The body of the evidence section of a scored result (metrics/display.py)."""
+        return generic_evidence_html(result)
+
+    @classmethod
+    def features(cls, result: ScoreResult) -> dict[str, float | None]:
+        """Values of `feature_names` and `reference_feature_names` from a scored result."""
+        return {}
 
     def not_applicable(self, item: Item) -> str | None:
         """Why this metric cannot score the item (None when it can)."""

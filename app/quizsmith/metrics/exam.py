@@ -30,7 +30,9 @@ from typing import Any, ClassVar
 
 from quizsmith.domain import CHOICE_TYPES, Flag, Item, ScoreResult
 from quizsmith.errors import CancelledError, QuizsmithError
+from quizsmith.metrics import evidence_html
 from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.display import number
 from quizsmith.metrics.solvers import (
     Solver,
     SolverOutput,
@@ -306,6 +308,30 @@ class ExamMetric(Metric):
     needs_options: ClassVar[bool] = True
     # The paper's EXAM is multiple choice (3.2.2); free-text items have no options to pick.
     item_types: ClassVar[tuple[str, ...]] = ("mcq", "tf")
+    order: ClassVar[int] = 30
+    evidence_title: ClassVar[str] = "EXAM"
+    chip_label: ClassVar[str] = "EXAM"
+    chart_label: ClassVar[str] = "EXAM"
+    batch_by_default: ClassVar[bool] = True
+    flag_codes: ClassVar[tuple[str, ...]] = ("not-answerable-from-passage",)
+    feature_names: ClassVar[tuple[str, ...]] = ("exam",)
+
+    @classmethod
+    def chip_text(cls, result: ScoreResult) -> str:
+        return "yes" if float(result.value or 0.0) >= 1.0 else "no"
+
+    @classmethod
+    def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
+        return "good" if float(result.value or 0.0) >= 1.0 else "bad"
+
+    @classmethod
+    def evidence_html(cls, result: ScoreResult) -> str:
+        return evidence_html.exam(result)
+
+    @classmethod
+    def features(cls, result: ScoreResult) -> dict[str, float | None]:
+        return {"exam": number(result.value)}
+
     defaults: ClassVar[dict[str, Any]] = {
         "min_margin": DEFAULT_MIN_MARGIN,
         "min_confidence": DEFAULT_MIN_CONFIDENCE,

@@ -26,7 +26,9 @@ from typing import Any, ClassVar
 
 from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.errors import CancelledError, QuizsmithError
+from quizsmith.metrics import evidence_html
 from quizsmith.metrics.base import Metric, MetricContext, below_text
+from quizsmith.metrics.display import Threshold, number
 from quizsmith.metrics.solvers import (
     Solver,
     SolverOutput,
@@ -121,6 +123,69 @@ class KdaMetric(Metric):
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     needs_options: ClassVar[bool] = True
     item_types: ClassVar[tuple[str, ...]] = ("mcq", "tf")
+    order: ClassVar[int] = 20
+    evidence_title: ClassVar[str] = "KDA"
+    chip_label: ClassVar[str] = "KDA"
+    chart_label: ClassVar[str] = "KDA_cont"
+    live_by_default: ClassVar[bool] = True
+    batch_by_default: ClassVar[bool] = True
+    # The overall estimate was fitted on questions, so KDA ranks true/false statements.
+    rank_item_types: ClassVar[tuple[str, ...]] = ("tf",)
+    thresholds: ClassVar[tuple[Threshold, ...]] = (
+        Threshold(
+            "weak_below",
+            "KDA: warn that knowing the fact does not help below",
+            "Items under this KDA are flagged weak and shown red (the paper: reviewers agree "
+            "items under 0.3 are bad).",
+        ),
+        Threshold(
+            "good_from",
+            "KDA: green from",
+            "Items from this KDA on are shown green (the paper: 82% of items at 0.8 or more "
+            "were accepted by teachers).",
+        ),
+        Threshold(
+            "two_correct_share",
+            "KDA: warn 'two options may be correct' when this share of students picks a "
+            "distractor with the fact",
+            "Share (0-1) of the model students who still choose the same wrong option when "
+            "they are given the fact.",
+        ),
+        Threshold(
+            "never_chosen_below",
+            "KDA: hint 'distractor never chosen' below this probability",
+            "A distractor no model student picks, with a mean probability under this, is "
+            "reported as not doing its job.",
+        ),
+    )
+    flag_codes: ClassVar[tuple[str, ...]] = (
+        "kda-weak",
+        "answerable-without-passage",
+        "two-options-correct",
+        "distractor-never-chosen",
+        "key-in-stem",
+    )
+    subscores: ClassVar[tuple[str, ...]] = ("kda_disc",)
+    feature_names: ClassVar[tuple[str, ...]] = ("kda.cont", "kda.disc")
+
+    @classmethod
+    def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
+        # Colours from the paper's own cut-offs (the thresholds above), hints aside.
+        value = float(result.value or 0.0)
+        if value < float(options.get("weak_below", 0.3)):
+            return "bad"
+        if value >= float(options.get("good_from", 0.8)) and not severities - {"info"}:
+            return "good"
+        return "ok"
+
+    @classmethod
+    def evidence_html(cls, result: ScoreResult) -> str:
+        return evidence_html.kda(result)
+
+    @classmethod
+    def features(cls, result: ScoreResult) -> dict[str, float | None]:
+        return {"kda.cont": number(result.value), "kda.disc": number(result.values.get("kda_disc"))}
+
     defaults: ClassVar[dict[str, Any]] = {
         # Section 6.4: reviewers agree that items below 0.3 are bad (kappa > 0.3).
         "weak_below": 0.3,

@@ -52,8 +52,10 @@ from typing import Any, ClassVar
 
 from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.errors import CapabilityError, OutputParseError
+from quizsmith.metrics import evidence_html
 from quizsmith.metrics import mirror_prompts as prompts
 from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.display import Threshold, number
 from quizsmith.metrics.profiles import choose_profile, model_config
 from quizsmith.metrics.solvers import split_sentences
 from quizsmith.metrics.squad import normalize_answer
@@ -103,7 +105,7 @@ def parse_review(data: Any) -> Review:
 
 
 def is_instruct(provider: Provider) -> bool:
-    return bool(getattr(provider, "is_chat_model", provider.can_chat))
+    return provider.is_chat_model
 
 
 class MirrorMetric(Metric):
@@ -116,6 +118,39 @@ class MirrorMetric(Metric):
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     higher_is_better: ClassVar[bool] = True
     needs_passage: ClassVar[bool] = True
+    order: ClassVar[int] = 40
+    evidence_title: ClassVar[str] = "MIRROR"
+    chip_label: ClassVar[str] = "MIRROR"
+    chart_label: ClassVar[str] = "MIRROR"
+    thresholds: ClassVar[tuple[Threshold, ...]] = (
+        Threshold(
+            "flag_at_or_below",
+            "MIRROR: warn when a criterion is rated at or below (1-5)",
+            "Grammar, appropriateness, relevance, novelty and complexity are rated 1-5.",
+            integer=True,
+        ),
+    )
+    flag_codes: ClassVar[tuple[str, ...]] = tuple(f"mirror-low-{c}" for c in prompts.CRITERIA)
+    subscores: ClassVar[tuple[str, ...]] = prompts.CRITERIA
+    reference_feature_names: ClassVar[tuple[str, ...]] = tuple(
+        f"mirror.{c}" for c in prompts.CRITERIA
+    )
+
+    @classmethod
+    def chip_text(cls, result: ScoreResult) -> str:
+        # The reviewers' own 1-5 scale reads better than its 0-1 rescaling.
+        if "mean" in result.values:
+            return f"{float(result.values['mean']):.1f}/5"
+        return super().chip_text(result)
+
+    @classmethod
+    def evidence_html(cls, result: ScoreResult) -> str:
+        return evidence_html.mirror(result)
+
+    @classmethod
+    def features(cls, result: ScoreResult) -> dict[str, float | None]:
+        return {f"mirror.{c}": number(result.values.get(c)) for c in prompts.CRITERIA}
+
     defaults: ClassVar[dict[str, Any]] = {
         # The paper's method is the iterative one; "direct" is its baseline (section 4.2).
         "approach": "iterative",

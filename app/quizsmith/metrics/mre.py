@@ -29,8 +29,9 @@ import re
 from typing import Any, ClassVar
 
 from quizsmith.domain import Flag, Item, ScoreResult
-from quizsmith.metrics import overlap
+from quizsmith.metrics import evidence_html, overlap
 from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.display import Threshold, number
 from quizsmith.metrics.profiles import choose_profile, model_config
 from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import Message, Provider
@@ -172,6 +173,39 @@ class MreMetric(Metric):
     higher_is_better: ClassVar[bool] = True
     needs_passage: ClassVar[bool] = False
     needs_reference: ClassVar[bool] = True
+    order: ClassVar[int] = 50
+    evidence_title: ClassVar[str] = "MRE"
+    chart_label: ClassVar[str] = "MRE"
+    thresholds: ClassVar[tuple[Threshold, ...]] = (
+        Threshold(
+            "flag_below",
+            "MRE: hint when the wording is further from the reference than (off = never)",
+            "Only for items with a reference question.",
+            optional=True,
+        ),
+    )
+    flag_codes: ClassVar[tuple[str, ...]] = ("far-from-reference",)
+    subscores: ClassVar[tuple[str, ...]] = tuple(
+        f"{v}_{m}" for v in ("sre", "mre") for m in evidence_html.MRE_MEASURES
+    )
+    # "ref." is the single-reference part (as the baselines' single-reference overlaps).
+    reference_feature_names: ClassVar[tuple[str, ...]] = (
+        *(f"ref.{m}" for m in evidence_html.MRE_MEASURES),
+        *(f"mre.{m}" for m in evidence_html.MRE_MEASURES),
+    )
+
+    @classmethod
+    def evidence_html(cls, result: ScoreResult) -> str:
+        return evidence_html.mre(result)
+
+    @classmethod
+    def features(cls, result: ScoreResult) -> dict[str, float | None]:
+        found: dict[str, float | None] = {}
+        for m in evidence_html.MRE_MEASURES:
+            found[f"ref.{m}"] = number(result.values.get(f"sre_{m}"))
+            found[f"mre.{m}"] = number(result.values.get(f"mre_{m}"))
+        return found
+
     defaults: ClassVar[dict[str, Any]] = {
         # The paper's gain saturates near N = 5 paraphrases (section 3.5).
         "n_paraphrases": 5,

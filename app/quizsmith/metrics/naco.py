@@ -43,8 +43,10 @@ from typing import Any, ClassVar
 
 from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.errors import OutputParseError, ProviderError
+from quizsmith.metrics import evidence_html
 from quizsmith.metrics import naco_prompts as prompts
 from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.display import Threshold, number
 from quizsmith.metrics.profiles import choose_profile, model_config
 from quizsmith.metrics.squad import f1_score
 from quizsmith.providers.base import Provider
@@ -230,7 +232,7 @@ def most_common_count(counts: Sequence[int]) -> int:
 
 
 def _instruct(provider: Provider) -> bool:
-    return bool(provider.can_chat and getattr(provider, "is_chat_model", True))
+    return provider.can_chat and provider.is_chat_model
 
 
 # -- the metric -------------------------------------------------------------------------------
@@ -252,6 +254,56 @@ class NacoMetric(Metric):
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     higher_is_better: ClassVar[bool] = True
     needs_passage: ClassVar[bool] = True
+    # Shown second, after the overall estimate it feeds (metrics/base.py, "How the metric
+    # takes part").
+    order: ClassVar[int] = 10
+    evidence_title: ClassVar[str] = "NACo"
+    chip_label: ClassVar[str] = "NACo"
+    chart_label: ClassVar[str] = "NACo"
+    live_by_default: ClassVar[bool] = True
+    batch_by_default: ClassVar[bool] = True
+    # It asks whether the text is a natural, answerable question, so it does not judge a
+    # generated true/false statement (and cloze items are not ranked, so not scored).
+    generated_item_types: ClassVar[tuple[str, ...] | None] = ("mcq", "short")
+    thresholds: ClassVar[tuple[Threshold, ...]] = (
+        Threshold(
+            "answer_threshold",
+            "NACo: warn when the model's answer matches the key less than",
+            "Word overlap (0-1) between the model's answer and your key below which the item "
+            "is flagged 'the model's answer differs from the key'.",
+        ),
+        Threshold(
+            "complexity_threshold",
+            "NACo: hint when the complexity match is below",
+            "How close (0-1) the number of reasoning steps is to the expected number before "
+            "the hint 'too easy / too hard' appears.",
+        ),
+    )
+    flag_codes: ClassVar[tuple[str, ...]] = (
+        "not-a-question",
+        "answer-differs",
+        "too-easy",
+        "too-hard",
+    )
+    subscores: ClassVar[tuple[str, ...]] = ("n", "a", "c")
+    feature_names: ClassVar[tuple[str, ...]] = ("naco", "naco.n", "naco.a", "naco.c")
+
+    @classmethod
+    def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
+        # 0 means "not a question" or "answer missed": bad whatever the flags say.
+        if float(result.value or 0.0) <= 0.0:
+            return "bad"
+        return super().chip_level(result, options, severities)
+
+    @classmethod
+    def evidence_html(cls, result: ScoreResult) -> str:
+        return evidence_html.naco(result)
+
+    @classmethod
+    def features(cls, result: ScoreResult) -> dict[str, float | None]:
+        parts = {f"naco.{p}": number(result.values.get(p)) for p in ("n", "a", "c")}
+        return {"naco": number(result.value), **parts}
+
     defaults: ClassVar[dict[str, Any]] = {
         # Paper s. 3: "a fair weight 1/3 for each criterion" (n, a, c).
         "weights": [1 / 3, 1 / 3, 1 / 3],

@@ -32,9 +32,9 @@ def choose_profile(provider: Provider, settings: Settings | None = None) -> str:
         return str(overrides[label])
     if not provider.is_local:
         return "chat"
-    if not getattr(provider, "is_chat_model", provider.can_chat):
+    if not provider.is_chat_model:
         return "fewshot"
-    path = getattr(provider, "model_path", None)
+    path = provider.model_path
     try:
         size = path.stat().st_size if path is not None else 0
     except OSError:

@@ -168,10 +168,10 @@ class _LogprobSolver:
         """Whether prompt plus the longest continuation fits the model's context. The letter
         prompt lists all options, so any order gives the same length."""
         text = self.prompt(context, stem, options) + max(self.continuations(options), key=len)
-        count = getattr(self.provider, "count_tokens", None)
-        size = getattr(self.provider, "context_size", None)
-        if callable(count) and isinstance(size, int):
-            return int(count(text)) + TOKEN_MARGIN <= size
+        size = self.provider.context_size
+        count = self.provider.count_tokens(text) if size is not None else None
+        if size is not None and count is not None:
+            return count + TOKEN_MARGIN <= size
         return len(text) <= DEFAULT_CHAR_BUDGET
 
 
@@ -275,7 +275,7 @@ class EmbeddingSolver:
     def fits(self, context: str | None, stem: str, options: Sequence[str]) -> bool:
         # The embedding model truncates (MiniLM: 256 word pieces); beyond that the rest of the
         # text would be silently ignored, so long texts are windowed like for the LLMs.
-        max_tokens = int(getattr(self.provider, "max_length", 256))
+        max_tokens = self.provider.max_length or 256
         query = f"{context or ''} {stem}"
         return len(query) <= max_tokens * CHARS_PER_TOKEN * 3 // 4
 

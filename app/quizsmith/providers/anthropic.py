@@ -31,6 +31,13 @@ class AnthropicProvider(Provider):
     needs_key = True
     is_local = False
 
+    serves_endpoints = True
+    order = 20
+
+    @classmethod
+    def from_endpoint(cls, endpoint: Endpoint) -> Provider:
+        return cls(endpoint)
+
     def __init__(self, endpoint: Endpoint, api_key: str | None = None) -> None:
         self.endpoint = endpoint
         # ANTHROPIC_API_KEY belongs to api.anthropic.com and is sent nowhere else.

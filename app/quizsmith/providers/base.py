@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from quizsmith.errors import CapabilityError
+from quizsmith.errors import CapabilityError, ConfigError
+
+if TYPE_CHECKING:
+    from quizsmith.providers.catalog import CatalogModel
+    from quizsmith.settings import Endpoint, Settings
 
 Role = Literal["system", "user", "assistant"]
 
@@ -78,10 +83,60 @@ class Provider:
     can_constrain: ClassVar[bool] = False
     needs_key: ClassVar[bool] = False
     is_local: ClassVar[bool] = True
+    #: Set up as an endpoint ([endpoints.<n>], provider = "<name>"): the settings dialog's
+    #: endpoint tab offers it, in `order`.
+    serves_endpoints: ClassVar[bool] = False
+    order: ClassVar[int] = 100
+    #: The model file it runs (its size tells a tiny model from a capable one), if any.
+    model_path: Path | None = None
+    #: The longest input an embedding model reads, in tokens (None: not known).
+    max_length: int | None = None
 
+    # -- how it is built from the settings (providers/manager.py) ---------------------------
+    @classmethod
+    def from_endpoint(cls, endpoint: Endpoint) -> Provider:
+        """The provider for an [endpoints.<n>] table naming this kind."""
+        raise ConfigError(
+            f"{cls.name} cannot be set up as an endpoint.",
+            "Use a provider meant for servers (openai, anthropic) in [endpoints.<name>].",
+        )
+
+    @classmethod
+    def from_catalog(cls, model: CatalogModel, path: Path, settings: Settings) -> Provider:
+        """The provider for a catalog model (`backend = "<name>"`) whose file is `path`."""
+        raise ConfigError(
+            f"{cls.name} cannot run a model file ({model.id}).",
+            "Give the model a backend that runs files (llamacpp, hf) in its catalog entry.",
+        )
+
+    @classmethod
+    def release_shared(cls) -> None:
+        """Free what this kind shares between its instances (loaded weights); called when
+        the app closes every provider."""
+
+    # -- what the model is -----------------------------------------------------------------
     @property
     def info(self) -> ModelInfo:
         raise NotImplementedError
+
+    @property
+    def is_chat_model(self) -> bool:
+        """An instruct model that follows chat prompts; a base model (False) is driven with
+        few-shot transcripts. Settable, for a backend that learns it when it connects."""
+        return bool(self.__dict__.get("_is_chat_model", self.can_chat))
+
+    @is_chat_model.setter
+    def is_chat_model(self, value: bool) -> None:
+        self.__dict__["_is_chat_model"] = bool(value)
+
+    @property
+    def context_size(self) -> int | None:
+        """Tokens of prompt plus answer the model can attend to (None: not known)."""
+        return None
+
+    def count_tokens(self, text: str) -> int | None:
+        """The number of tokens `text` takes for this model (None: it cannot tell)."""
+        return None
 
     def chat(
         self,

@@ -11,11 +11,15 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from quizsmith.errors import ModelNotFoundError, ProviderError
 from quizsmith.providers import native_logs
 from quizsmith.providers.base import ModelInfo, Provider
+
+if TYPE_CHECKING:
+    from quizsmith.providers.catalog import CatalogModel
+    from quizsmith.settings import Settings
 
 _loaded: dict[str, tuple[Any, Any, threading.Lock]] = {}
 _loaded_lock = threading.Lock()
@@ -60,6 +64,12 @@ class HFEmbeddingProvider(Provider):
     description: ClassVar[str] = "Sentence embeddings with transformers on the CPU"
     can_embed = True
     is_local = True
+    model_path: Path
+    max_length: int
+
+    @classmethod
+    def from_catalog(cls, model: CatalogModel, path: Path, settings: Settings) -> Provider:
+        return cls(path, model_id=model.id)
 
     def __init__(
         self, model_path: str | Path, *, model_id: str = "", max_length: int = 256

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from quizsmith.errors import (
     CapabilityError,
@@ -39,6 +39,10 @@ from quizsmith.providers.base import (
 )
 from quizsmith.providers.llamacpp_state import PrefixStates, common_prefix, start_from
 from quizsmith.providers.prompt_pieces import Piece, split_prompt
+
+if TYPE_CHECKING:
+    from quizsmith.providers.catalog import CatalogModel
+    from quizsmith.settings import Settings
 
 #: Finished deterministic calls kept per model (greedy, or seeded sampling): a re-score of an
 #: item whose question did not change (a distractor was edited) repeats NACo's calls exactly.
@@ -157,6 +161,21 @@ class LlamaCppProvider(Provider):
     can_logprob = True
     can_constrain = True
     is_local = True
+    model_path: Path
+
+    @classmethod
+    def from_catalog(cls, model: CatalogModel, path: Path, settings: Settings) -> Provider:
+        return cls(
+            path,
+            model_id=model.id,
+            chat=model.chat,
+            n_ctx=settings.n_ctx,
+            n_threads=settings.n_threads,
+        )
+
+    @classmethod
+    def release_shared(cls) -> None:
+        unload_all()
 
     def __init__(
         self,
@@ -188,6 +207,10 @@ class LlamaCppProvider(Provider):
         if self._chat_flag is not None:
             return self._chat_flag
         return self._get().has_chat_template
+
+    @is_chat_model.setter
+    def is_chat_model(self, value: bool) -> None:
+        self._chat_flag = value
 
     @property
     def info(self) -> ModelInfo:

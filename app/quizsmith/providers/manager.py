@@ -44,14 +44,10 @@ def _build(ref: str, s: settings_mod.Settings) -> Provider:
                 f"No endpoint named {name!r} in the settings.",
                 f"Add [endpoints.{name}] with provider, base_url and model to {s.path}.",
             )
-        cls = registry.get(endpoint.provider)
-        return cls(endpoint)  # type: ignore[call-arg]
+        return registry.get(endpoint.provider).from_endpoint(endpoint)
+    # Each kind builds itself from the settings it needs (`Provider.from_catalog`).
     model = catalog.find(ref, catalog.all_models(s.model_dirs))
-    cls = registry.get(model.backend)
-    path = catalog.locate(model)
-    if model.backend == "llamacpp":
-        return cls(path, model_id=model.id, chat=model.chat, n_ctx=s.n_ctx, n_threads=s.n_threads)  # type: ignore[call-arg]
-    return cls(path, model_id=model.id)  # type: ignore[call-arg]
+    return registry.get(model.backend).from_catalog(model, catalog.locate(model), s)
 
 
 def provider_for_role(role: str, settings: settings_mod.Settings | None = None) -> Provider:
@@ -65,10 +61,11 @@ def providers_for_role(role: str, settings: settings_mod.Settings | None = None)
 
 
 def close_all() -> None:
-    from quizsmith.providers import llamacpp
-
     with _cache_lock:
         for provider in _cache.values():
             provider.close()
         _cache.clear()
-    llamacpp.unload_all()
+    # Weights shared between instances (llama.cpp's) may belong to providers built outside
+    # this cache too, so every kind frees its own.
+    for cls in registry.providers.classes():
+        cls.release_shared()

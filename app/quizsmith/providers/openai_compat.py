@@ -45,6 +45,13 @@ class OpenAIProvider(Provider):
     needs_key = False  # local servers usually need none; a configured key_name must resolve
     is_local = False
 
+    serves_endpoints = True
+    order = 10
+
+    @classmethod
+    def from_endpoint(cls, endpoint: Endpoint) -> Provider:
+        return cls(endpoint)
+
     def __init__(self, endpoint: Endpoint, api_key: str | None = None) -> None:
         self.endpoint = endpoint
         # No key_name: a local server that needs no key (an explicit key is still sent).

@@ -10,4 +10,14 @@ providers: PluginRegistry[Provider] = PluginRegistry(GROUP, Provider, "provider"
 
 register = providers.register
 names = providers.names
+unregister = providers.unregister
+
+
+def endpoint_kinds() -> list[str]:
+    """The kinds an [endpoints.<n>] table can name, in their declared order (the settings
+    dialog's list)."""
+    found = [n for n in names() if get(n).serves_endpoints]
+    return sorted(found, key=lambda n: (get(n).order, n))
+
+
 get = providers.get

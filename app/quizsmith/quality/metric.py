@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from quizsmith.domain import ONE_DISTRACTOR, Flag, Item, ScoreResult, distractor_warning
 from quizsmith.errors import QuizsmithError
 from quizsmith.metrics.base import Metric, MetricContext, below_text
+from quizsmith.metrics.display import number
 from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its base model
 from quizsmith.providers.base import Provider
 from quizsmith.quality.signals import SIGNALS, compute_signals
@@ -86,6 +87,17 @@ class SignalsMetric(Metric):
     # has neither (the model was fitted on questions).
     item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
 
+    # Shown after the others; "Score all" leaves it out, since the overall estimate computes
+    # the signals itself (its own result is for `quizsmith eval`).
+    order: ClassVar[int] = 60
+    in_score_all: ClassVar[bool] = False
+    subscores: ClassVar[tuple[str, ...]] = SIGNALS
+    feature_names: ClassVar[tuple[str, ...]] = tuple(f"sig.{name}" for name in SIGNALS)
+
+    @classmethod
+    def features(cls, result: ScoreResult) -> dict[str, float | None]:
+        return {f"sig.{name}": number(result.values.get(name)) for name in SIGNALS}
+
     def not_applicable(self, item: Item) -> str | None:
         reason = super().not_applicable(item)
         if reason:
@@ -122,6 +134,39 @@ class OverallMetric(Metric):
     )
     needs_passage: ClassVar[bool] = True
     item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
+    # The headline, shown first; it reads the other live metrics' results, so it runs last.
+    order: ClassVar[int] = 0
+    chip_label: ClassVar[str] = "Overall"
+    evidence_title: ClassVar[str] = "Overall (estimated chance you accept it)"
+    live_by_default: ClassVar[bool] = True
+    batch_by_default: ClassVar[bool] = True
+    reads_scores: ClassVar[bool] = True
+    # The chance a teacher accepts the item, needing no reference and cheap: what ranks
+    # generated questions.
+    rank_item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
+    flag_codes: ClassVar[tuple[str, ...]] = ("no-question-form", ONE_DISTRACTOR, "low-overall")
+
+    @classmethod
+    def chip_text(cls, result: ScoreResult) -> str:
+        return f"{float(result.value or 0.0):.0%}"
+
+    @classmethod
+    def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
+        # Bad below the flag threshold (where the low-overall warning was measured right
+        # 67% of the time); good from 0.6 up, where most items are accepted.
+        value = float(result.value or 0.0)
+        if value < float(options.get("weak_threshold", 0.4)):
+            return "bad"
+        return "good" if value >= float(options.get("good_from", 0.6)) else "ok"
+
+    @classmethod
+    def features(cls, result: ScoreResult) -> dict[str, float | None]:
+        # The signals it computed itself, for an item scored without the signals metric.
+        signals = result.evidence.get("signals")
+        if not isinstance(signals, dict):
+            return {}
+        return {f"sig.{name}": number(signals.get(name)) for name in SIGNALS}
+
     defaults: ClassVar[dict[str, Any]] = {
         # Chosen on QGEval + the NACo variants out of fold (docs/evaluation.md, "Flags"): below
         # 0.4, 67% of QGEval items were rejected by people (0.5: 60%, 0.3: 75%); the highest

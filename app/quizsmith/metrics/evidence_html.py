@@ -1,0 +1,135 @@
+"""The evidence sections of the built-in metrics: what each saw and why it scored as it did,
+as the simple HTML the desktop app shows (metrics/display.py). Each metric's
+`evidence_html` calls its renderer here; they sit together, away from the scoring code, so
+that the metric modules (NACo's is long already) hold the method and not its markup."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quizsmith.domain import ScoreResult
+from quizsmith.metrics.display import esc
+
+MRE_MEASURES = ("bleu4", "rouge_l", "meteor", "bertscore")
+
+
+def naco(r: ScoreResult) -> str:
+    v, e = r.values, r.evidence
+    out = [
+        f"<p>naturalness {float(v.get('n', 0)):.2f} · answerability {float(v.get('a', 0)):.2f}"
+        f" · complexity {float(v.get('c', 0)):.2f} ({esc(v.get('steps', '?'))} steps,"
+        f" {esc(v.get('expected', '?'))} expected)</p>"
+    ]
+    answers = e.get("answer") or []
+    reasoning = e.get("reasoning") or []
+    for i, answer in enumerate(answers):
+        out.append(
+            f"<p><b>Model's answer:</b> {esc(answer)} <b>Key:</b> {esc(e.get('key', ''))}</p>"
+        )
+        steps = reasoning[i] if i < len(reasoning) else []
+        if steps:
+            out.append("<ol>" + "".join(f"<li>{esc(s)}</li>" for s in steps) + "</ol>")
+    verdicts = [str(x) for x in e.get("verdict") or [] if x]
+    if verdicts:
+        out.append(f"<p><b>Verdict:</b> {esc('; '.join(verdicts))}</p>")
+    return "".join(out)
+
+
+def kda(r: ScoreResult) -> str:
+    v, e = r.values, r.evidence
+    disc = v.get("kda_disc")
+    out = [
+        f"<p>KDA_cont {float(r.value or 0):.2f} · KDA_disc "
+        f"{'undefined' if disc is None else f'{float(disc):.2f}'}</p>"
+    ]
+    if e.get("interpretation"):
+        out.append(f"<p>{esc(e['interpretation'])}</p>")
+    if e.get("fact"):
+        out.append(f"<p><b>Fact:</b> {esc(e['fact'])}</p>")
+    rows = e.get("solvers") or []
+    if rows:
+        # Three columns, "without → with the fact" in each: five did not fit the editor.
+        out.append(
+            "<table border='1' cellspacing='0' cellpadding='3'><tr><th>Solver</th>"
+            "<th>P(key) without → with fact</th><th>Choice without → with fact</th></tr>"
+        )
+        for row in rows:
+            out.append(
+                f"<tr><td>{_solver_label(row.get('solver'))}</td>"
+                f"<td>{float(row.get('p_key_without_fact', 0)):.2f} → "
+                f"{float(row.get('p_key_with_fact', 0)):.2f}</td>"
+                f"<td>{esc(row.get('choice_without_fact'))} → "
+                f"{esc(row.get('choice_with_fact'))}</td></tr>"
+            )
+        out.append("</table>")
+    dis = e.get("distractors") or []
+    if dis:
+        out.append(
+            "<p><b>Distractors</b></p><table border='1' cellspacing='0' cellpadding='3'>"
+            "<tr><th>Option</th><th>Chosen without → with fact</th>"
+            "<th>Mean P without fact</th></tr>"
+        )
+        for d in dis:
+            out.append(
+                f"<tr><td>{esc(d.get('option'))}</td><td>{esc(d.get('chosen_without_fact'))}"
+                f" → {esc(d.get('chosen_with_fact'))}</td>"
+                f"<td>{float(d.get('mean_p_without_fact', 0)):.2f}</td></tr>"
+            )
+        out.append("</table>")
+    skipped = e.get("skipped_solvers") or {}
+    if skipped:
+        out.append("<p><i>Skipped: " + esc("; ".join(f"{k}: {v}" for k, v in skipped.items())))
+        out.append("</i></p>")
+    return "".join(out)
+
+
+def _solver_label(label: Any) -> str:
+    """ "model/style" as the model on one line and the prompt style under it: a narrow
+    editor would otherwise break model names in the middle."""
+    model, _, style = str(label or "").rpartition("/")
+    if not model:
+        return f"<span style='white-space:nowrap'>{esc(style)}</span>"
+    return f"<span style='white-space:nowrap'>{esc(model)}</span><br><i>{esc(style)}</i>"
+
+
+def exam(r: ScoreResult) -> str:
+    e = r.evidence
+    answered = e.get("answered")
+    return (
+        f"<p>Q/A system answered: <b>{esc('(abstained)' if answered is None else answered)}"
+        f"</b>; key: {esc(e.get('key', ''))}. {esc(e.get('reason', ''))}</p>"
+    )
+
+
+def mirror(r: ScoreResult) -> str:
+    e = r.evidence
+    out = [f"<p>{esc(e.get('note', ''))}</p>"]
+    for rnd in e.get("rounds") or []:
+        scores = ", ".join(f"{k} {v}" for k, v in (rnd.get("scores") or {}).items())
+        out.append(f"<p><b>Round {esc(rnd.get('round'))}</b> ({esc(rnd.get('reviewer'))}): ")
+        out.append(f"{esc(scores)}<br>")
+        if rnd.get("strengths"):
+            out.append("Strengths: " + esc("; ".join(rnd["strengths"])) + "<br>")
+        if rnd.get("flaws"):
+            out.append("Flaws: " + esc("; ".join(rnd["flaws"])))
+        out.append("</p>")
+    return "".join(out)
+
+
+def mre(r: ScoreResult) -> str:
+    v, e = r.values, r.evidence
+    out = [
+        "<table border='1' cellspacing='0' cellpadding='3'><tr><th></th>"
+        + "".join(f"<th>{m}</th>" for m in MRE_MEASURES)
+        + "</tr>"
+    ]
+    for kind in ("sre", "mre"):
+        cells = "".join(f"<td>{float(v.get(f'{kind}_{m}', 0)):.2f}</td>" for m in MRE_MEASURES)
+        out.append(f"<tr><td>{kind.upper()}</td>{cells}</tr>")
+    out.append("</table>")
+    refs = e.get("paraphrases") or e.get("kept") or []
+    if refs:
+        out.append("<p><b>References:</b></p><ul>")
+        out += [f"<li>{esc(p)}</li>" for p in refs]
+        out.append("</ul>")
+    return "".join(out)
