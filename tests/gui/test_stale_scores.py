@@ -13,8 +13,9 @@ import pytest
 
 from quizsmith.bank.store import ItemBank
 from quizsmith.gui import jobs
-from quizsmith.gui.item_editor import STALE_REASON
 from quizsmith.gui.worker import JobRunner
+from quizsmith.operations import jobs as operations_jobs
+from quizsmith.operations.scores import STALE_REASON
 from quizsmith.settings import Settings
 
 from .conftest import LengthMetric
@@ -26,7 +27,7 @@ def no_model_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """The stand-in metric needs no model: skip the jobs' warm-up of the model libraries
     (a torch import and an embedding model load, a minute on the shared cores), which
     would otherwise decide when the first score starts."""
-    monkeypatch.setattr(jobs, "prepare_models", lambda settings: None)
+    monkeypatch.setattr(operations_jobs, "prepare_models", lambda settings: None)
 
 
 NEW_STEM = "In which part of the plant cell does photosynthesis happen, according to the text?"
