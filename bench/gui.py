@@ -178,7 +178,7 @@ def latency_run(n: int, candidates: int, threads: int) -> dict[str, Any]:
         if ids:
             started = time.perf_counter()
             scorer = window.runner.start(
-                jobs.score_and_store_job(bank, ids, jobs.DEFAULT_LIVE_METRICS, settings)
+                jobs.score_and_store_job(bank, ids, jobs.default_live_metrics(), settings)
             )
             window.progress.attach(scorer, f"Scoring {len(ids)} item(s)")
             wait_for(app, lambda: scorer.outcome != "pending", 3600)

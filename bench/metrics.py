@@ -5,7 +5,7 @@ Items are real SQuAD questions from ../shared/data/naco (the reference question 
 stem, a second human question as MRE's reference) built into 4-option MCQs with
 distractors of the same kind (number / name / other) taken from other items' answers.
 
-The live set is timed as the item editor runs it (in `gui.jobs.live_order`: the overall
+The live set is timed as the item editor runs it (in `operations.jobs.live_order`: the overall
 estimate first while its model reads only its own signals, then NACo and KDA), with the
 time to the first chip and the overall estimate's share apart:
 - first score: an item on a passage no metric has read yet;
@@ -34,9 +34,9 @@ from common import git_revision, machine, median, write_results
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from quizsmith.domain import Item
-from quizsmith.gui.jobs import DEFAULT_LIVE_METRICS, live_order
 from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
+from quizsmith.operations.jobs import default_live_metrics, live_order
 from quizsmith.providers.llamacpp import forget_kept_state
 from quizsmith.settings import Settings
 from support.squad import squad_mcqs
@@ -56,9 +56,9 @@ def distractor_edited(item: Item, other: Item) -> Item:
     return replace(item, options=Item.make_options(item.key, [*distractors[:-1], spare[0]]))
 
 
-#: The live set in the order the item editor runs it (gui/jobs.py: overall first while the
+#: The live set in the order the item editor runs it (operations/jobs.py: overall first while the
 #: active model reads only its own signals).
-LIVE = live_order(DEFAULT_LIVE_METRICS)
+LIVE = live_order(default_live_metrics())
 SCENARIOS = ["first score", "after a stem edit", "after a distractor edit"]
 
 

@@ -72,17 +72,20 @@ def _guard_paths(outputs: list[tuple[str, Any]], inputs: list[tuple[str, Any]]) 
     check_outputs(outputs, inputs)
 
 
-def _drive(job: Any, on_event: Any = None) -> Any:
-    """Run a job generator with a one-line progress display on stderr; returns its value."""
+def _drive(job: Any, on_event: Any = None, *, show: bool = True) -> Any:
+    """Run a job generator with a one-line progress display on stderr (none when `show` is
+    false: `on_event` prints what the command wants); returns its value."""
     while True:
         try:
             event = next(job)
         except StopIteration as stop:
-            if sys.stderr.isatty():
+            if sys.stderr.isatty() and show:
                 print(file=sys.stderr)
             return stop.value
         if on_event is not None:
             on_event(event)
+        if not show:
+            continue
         total = f"[{event.done}/{event.total}] " if event.total else ""
         if sys.stderr.isatty():
             print(f"\r\033[K{total}{event.message}", end="", file=sys.stderr, flush=True)
@@ -130,10 +133,11 @@ def _load_items(args: argparse.Namespace, command: str) -> tuple[Any, list[Any]]
 def _cmd_generate(args: argparse.Namespace) -> int:
     from quizsmith import settings as settings_mod
     from quizsmith.errors import QuizsmithError
-    from quizsmith.generation import GeneratedStep, GenerationRequest, generate_items
+    from quizsmith.generation import GenerationRequest
     from quizsmith.generation.keeper import ItemKeeper
     from quizsmith.generation.passages import load_passage
     from quizsmith.jobs import CancelToken
+    from quizsmith.operations.generate import continue_batch, generate_into_bank
 
     if not args.bank and not args.out:
         raise QuizsmithError("Say where the items go.", "Give --out items.jsonl or --bank DB.")
@@ -154,54 +158,44 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     passage = load_passage(Path(args.passage), subject=args.subject)
     bank = None
     if args.bank:
-        import dataclasses
-
         from quizsmith.bank import ItemBank
 
         bank = ItemBank(args.bank)
         passage.id = bank.add_passage(passage)
-        # A re-run on the same passage continues a stopped batch: the items already in the
-        # bank count towards -n and their answers are not asked about again.
-        done = bank.items_of_passage(passage.id)
+        # A re-run on the same passage continues a stopped batch.
+        left, done = continue_batch(bank, passage.id, request)
+        if left is None:
+            print(f"The bank already holds {done} items about this passage.")
+            bank.close()
+            return 0
         if done:
-            left = args.n - len(done)
-            if left <= 0:
-                print(f"The bank already holds {len(done)} items about this passage.")
-                bank.close()
-                return 0
-            print(f"Continuing: {len(done)} items about this passage are already in the bank.")
-            request = dataclasses.replace(
-                request,
-                n=left,
-                avoid_answers=tuple(it.key for it in done),
-                avoid_stems=tuple(it.stem for it in done),
-            )
+            print(f"Continuing: {done} items about this passage are already in the bank.")
+        request = left
     keeper = ItemKeeper(bank, Path(args.out) if args.out else None)
     items = keeper.items
 
-    def keep(event: Any) -> None:
+    def warn_unsaved(event: Any) -> None:
         # Each finished item is written at once, so Ctrl-C or a crash loses at most the
         # item being made; a busy bank costs no item either (see generation/keeper.py).
-        if isinstance(event.payload, GeneratedStep):
-            keeper.keep(event.payload.item)
-            if keeper.unsaved and keeper.unsaved[-1] is event.payload.item:
-                newline = "\n" if sys.stderr.isatty() else ""  # after the progress line
-                print(
-                    f"{newline}warning: item {len(items)} could not be saved in the bank "
-                    f"({keeper.reason}); it is kept in {keeper.rescue_path}.",
-                    file=sys.stderr,
-                )
+        if keeper.unsaved and keeper.unsaved[-1] is event.payload:
+            newline = "\n" if sys.stderr.isatty() else ""  # after the progress line
+            print(
+                f"{newline}warning: item {len(items)} could not be saved in the bank "
+                f"({keeper.reason}); it is kept in {keeper.rescue_path}.",
+                file=sys.stderr,
+            )
 
     cancel = CancelToken()
-    job = generate_items(
+    job = generate_into_bank(
         passage,
         request,
-        settings=settings_mod.load(),
-        cancel=cancel,
+        settings_mod.load(),
+        cancel,
+        keeper,
         expected_complexity=bank.expected_complexity if bank else None,
     )
     try:
-        result = _drive(job, keep)
+        result = _drive(job, warn_unsaved)
     except KeyboardInterrupt:
         cancel.cancel()
         print(f"Stopped by Ctrl-C; {len(items)} finished items were kept.", file=sys.stderr)
@@ -239,27 +233,22 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 def _cmd_exam(args: argparse.Namespace) -> int:
     from quizsmith import settings
     from quizsmith.jobs import CancelToken
-    from quizsmith.metrics.base import MetricContext
-    from quizsmith.metrics.exam import ExamMetric, check_text, exam_score, n_exam_from_scores
+    from quizsmith.operations.handout import check_handout
     from quizsmith.text import check_passage, read_text_file
 
     text = check_passage(read_text_file(Path(args.text)))
     _, items = _load_items(args, "exam")
-    ctx = MetricContext(settings=settings.load(), cancel=CancelToken())
-    metric = ExamMetric()
-    options = ctx.options(metric)
-    solvers = metric.required_qa_solvers(ctx, options).solvers
-    kwargs = {"min_margin": options["min_margin"], "min_confidence": options["min_confidence"]}
-    print(f"Answering {len(items)} questions from {args.text} ...", file=sys.stderr)
-    if args.gold:
-        gold_text = check_passage(read_text_file(Path(args.gold)))
-        report = exam_score(text, items, solvers, **kwargs)
-        gold_exam = exam_score(gold_text, items, solvers, **kwargs).exam
-        nexam = n_exam_from_scores({"t": report.exam}, {"t": gold_exam})
-        against = Path(args.gold).name
-    else:
-        report, nexam, gold_exam = check_text(text, items, solvers, **kwargs)
-        against = "the items' own passages"
+    gold_text = check_passage(read_text_file(Path(args.gold))) if args.gold else None
+    job = check_handout(
+        text, items, settings.load(), CancelToken(), gold_text=gold_text, source=args.text
+    )
+
+    def announce(event: Any) -> None:
+        if event.done == 0:  # "Answering N questions from TEXT", before the long part
+            print(f"{event.message} ...", file=sys.stderr)
+
+    report, nexam, gold_exam = _drive(job, announce, show=False)
+    against = Path(args.gold).name if args.gold else "the items' own passages"
     print(f"EXAM   {report.exam:.3f}  ({report.n_correct} of {report.n} answered correctly)")
     if nexam is None:
         print(f"n-EXAM undefined: {against} answer none of the questions (EXAM 0).")
@@ -281,6 +270,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from quizsmith.metrics import registry
     from quizsmith.metrics.base import MetricContext
     from quizsmith.metrics.runner import score_items
+    from quizsmith.operations.scores import save_score
 
     names = [m.strip() for m in args.metrics.split(",") if m.strip()]
     for name in names:
@@ -303,8 +293,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
             return
         written.append(step)
         if bank is not None and step.item.id is not None:
-            bank.add_score(step.item.id, step.result)
-            bank.set_flags(step.item.id, step.flags, metric=step.result.metric)
+            save_score(bank, step.item.id, step.result, step.flags)
         if out is not None:
             # Each score reaches --out as soon as it is made, as each reaches the bank.
             _write_items_jsonl(out, items)

@@ -160,11 +160,11 @@ def _check_ids(bank: Any, ids: list[int]) -> None:
 
 def _cmd_review(args: argparse.Namespace) -> int:
     from quizsmith.domain import DECISION_STATUS
+    from quizsmith.operations.reviews import record_review
 
     with _open(args.bank) as bank:
         _check_ids(bank, args.ids)
-        for item_id in args.ids:
-            bank.review(item_id, args.decision, args.reason, args.note)
+        record_review(bank, args.ids, args.decision, args.reason, args.note)
     status = DECISION_STATUS[args.decision]
     print(f"{len(args.ids)} item(s) now {status}: {', '.join(map(str, args.ids))}.")
     return 0

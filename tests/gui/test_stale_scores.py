@@ -13,8 +13,9 @@ import pytest
 
 from quizsmith.bank.store import ItemBank
 from quizsmith.gui import jobs
-from quizsmith.gui.item_editor import STALE_REASON
 from quizsmith.gui.worker import JobRunner
+from quizsmith.operations import jobs as operations_jobs
+from quizsmith.operations.scores import STALE_REASON
 from quizsmith.settings import Settings
 
 from .conftest import LengthMetric
@@ -26,7 +27,7 @@ def no_model_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """The stand-in metric needs no model: skip the jobs' warm-up of the model libraries
     (a torch import and an embedding model load, a minute on the shared cores), which
     would otherwise decide when the first score starts."""
-    monkeypatch.setattr(jobs, "prepare_models", lambda settings: None)
+    monkeypatch.setattr(operations_jobs, "prepare_models", lambda settings: None)
 
 
 NEW_STEM = "In which part of the plant cell does photosynthesis happen, according to the text?"
@@ -132,7 +133,7 @@ def test_score_all_names_each_metric_and_marks_old_evidence(
 ) -> None:
     from quizsmith.domain import ScoreResult
 
-    monkeypatch.setattr(jobs, "ALL_METRICS", (LengthMetric.name,))
+    monkeypatch.setattr(jobs, "all_metrics", lambda: [LengthMetric.name])
     bank.add_score(sample["good"], ScoreResult(metric=LengthMetric.name, value=0.5))
     editor = window.editor
     editor.live_metrics = []

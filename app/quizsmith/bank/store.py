@@ -443,6 +443,16 @@ class ItemBank:
             self._require_item(conn, item_id)
             records.write_flags(conn, item_id, flags, metric)
 
+    def save_score(self, item_id: int, score: ScoreResult, flags: Sequence[Flag]) -> int:
+        """Record a metric's result and replace that metric's flags with `flags`, in one
+        transaction: a failure between the two writes must not leave a new score beside
+        flags that describe the previous one. Returns the score's id."""
+        with self.transaction() as conn:
+            self._require_item(conn, item_id)
+            score_id = records.insert_score(conn, item_id, score)
+            records.write_flags(conn, item_id, flags, score.metric)
+            return score_id
+
     def review(self, item_id: int, decision: str, reason: str = "", note: str = "") -> Review:
         """Record a teacher's decision (accept, reject, needs-review) and set the item's
         status accordingly, in one transaction."""

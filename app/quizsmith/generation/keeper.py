@@ -37,11 +37,16 @@ def write_items_jsonl(path: Path, items: Sequence[Item]) -> None:
 
 class ItemKeeper:
     """Keeps every finished item: in `out` (all of them), and in `bank` or, when the bank
-    refuses the write, in `rescue_path` (only those)."""
+    refuses the write, in `rescue_path` (only those).
 
-    def __init__(self, bank: ItemBank | None, out: Path | None) -> None:
+    With `rescue=False` a refused write raises instead, after one try: the desktop app
+    shows the error and stops the run, since it has no place to point a teacher at a
+    rescue file."""
+
+    def __init__(self, bank: ItemBank | None, out: Path | None, *, rescue: bool = True) -> None:
         self.bank = bank
         self.out = out
+        self.rescue = rescue
         self.items: list[Item] = []
         #: Items the bank would not take, with the last reason; they are in `rescue_path`.
         self.unsaved: list[Item] = []
@@ -57,6 +62,9 @@ class ItemKeeper:
         if self.out is not None:
             write_items_jsonl(self.out, self.items)
         if self.bank is None:
+            return
+        if not self.rescue:
+            item.id = self.bank.add_item(item)
             return
         try:
             item.id = self._save(self.bank, item)

@@ -25,6 +25,7 @@ from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.models import ItemTableModel, SortableItems, setup_item_view
 from quizsmith.gui.worker import JobRunner, JobWorker
 from quizsmith.jobs import CancelToken, Progress
+from quizsmith.operations.reviews import record_review
 from quizsmith.settings import Settings
 
 SEARCH_DEBOUNCE_MS = 300
@@ -264,10 +265,8 @@ class BankBrowser(QWidget):
     def set_status(self, ids: list[int], status: str) -> None:
         decision = STATUS_DECISIONS[status]
         try:
-            with self.bank.transaction():
-                for item_id in ids:
-                    # A note, not a reason: the browser shows the reason beside the status.
-                    self.bank.review(item_id, decision, note="set in the bank browser")
+            # A note, not a reason: the browser shows the reason beside the status.
+            record_review(self.bank, ids, decision, note="set in the bank browser")
         except QuizsmithError as exc:
             show_exception(self, exc)
             return

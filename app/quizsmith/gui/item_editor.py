@@ -2,8 +2,8 @@
 
 Every edit restarts an ~800 ms debounce timer; when it fires, the live metrics re-score a
 copy of the draft in a worker, and the token of any run still going is cancelled first, so
-a stale result is never shown. Saving writes the content through `ItemBank.update_item` and
-the scores computed for exactly that content through `add_score`/`set_flags`.
+a stale result is never shown. Saving writes the content and the scores computed for exactly
+that content in one operation (`operations.scores.save_edited_item`).
 
 Unsaved edits are kept as a draft beside the item (`ItemBank.save_draft`) a short while
 after typing stops, so that closing the app or a crash loses nothing; opening the item again
@@ -40,26 +40,22 @@ from quizsmith.domain import (
     TF_ANSWERS,
     Item,
     Option,
-    ScoreResult,
 )
 from quizsmith.errors import QuizsmithError
 from quizsmith.gui import jobs
 from quizsmith.gui.evidence import evidence_html, passage_html
 from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.passage_panel import TYPE_LABELS
-from quizsmith.gui.scores import CHIP_METRICS, LEVEL_COLORS, chip_for
+from quizsmith.gui.scores import LEVEL_COLORS, chip_for, chip_metrics
 from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
 from quizsmith.metrics.runner import ScoredStep
+from quizsmith.operations.reviews import record_review
+from quizsmith.operations.scores import save_edited_item
 from quizsmith.settings import Settings
 
 log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 800
-#: Stored (as a "not scored" result) for a metric whose score describes text since edited.
-STALE_REASON = (
-    "the item was edited after this score was computed; it is re-scored after an edit "
-    "(live metrics) or with Score all"
-)
 #: Quiet time after the last keystroke before unsaved edits are written to the bank.
 AUTOSAVE_MS = 1500
 REJECT_REASONS = (
@@ -85,7 +81,7 @@ class ChipRow(QWidget):
         self._layout.addStretch(1)
         self.labels: dict[str, QLabel] = {}
         self.titles: dict[str, str] = {}
-        self.set_metrics(list(CHIP_METRICS))
+        self.set_metrics(list(chip_metrics()))
 
     def set_metrics(self, metrics: Sequence[tuple[str, str]]) -> None:
         if [(m, self.titles[m]) for m in self.labels] == list(metrics):
@@ -155,7 +151,7 @@ class ItemEditor(QWidget):
         self.settings = settings
         self.runner = runner
         self.progress = progress
-        self._live_metrics: list[str] = list(jobs.DEFAULT_LIVE_METRICS)
+        self._live_metrics: list[str] = jobs.default_live_metrics()
         self.item: Item | None = None
         #: Scores computed for the current text (stored on save).
         self.fresh_scores: set[str] = set()
@@ -302,9 +298,10 @@ class ItemEditor(QWidget):
     def live_metrics(self, metrics: Sequence[str]) -> None:
         """Which metrics re-score after each edit; each gets a chip."""
         self._live_metrics = jobs.live_order(metrics)
-        shown = dict(CHIP_METRICS)
+        chips = chip_metrics()
+        shown = dict(chips)
         extra = [(m, metric_title(m)) for m in self._live_metrics if m not in shown]
-        self.chips.set_metrics([*CHIP_METRICS, *extra])
+        self.chips.set_metrics([*chips, *extra])
         self._refresh()
 
     # --- loading ----------------------------------------------------------------------------
@@ -629,20 +626,9 @@ class ItemEditor(QWidget):
             return False
         new_signature = jobs.content_signature(draft)
         try:
-            with self.bank.transaction():
-                self.bank.update_item(draft)
-                if draft.id is not None:
-                    self.bank.delete_draft(draft.id)
-                    if new_signature != self.stored_signature:
-                        self._mark_stale(draft.id)
-                    for metric in sorted(self.fresh_scores):
-                        result = draft.scores.get(metric)
-                        if result is None:
-                            continue
-                        self.bank.add_score(draft.id, result)
-                        self.bank.set_flags(
-                            draft.id, [f for f in draft.flags if f.metric == metric], metric
-                        )
+            save_edited_item(
+                self.bank, draft, self.fresh_scores, new_signature != self.stored_signature
+            )
         except QuizsmithError as exc:
             show_exception(self, exc)
             return False
@@ -653,17 +639,6 @@ class ItemEditor(QWidget):
         self._reload()
         return True
 
-    def _mark_stale(self, item_id: int) -> None:
-        """The item's wording changed: every stored score not recomputed for the new text
-        now describes the old one. Each gets a "not scored" entry saying so (the numbers
-        stay in the history), and its flags go, so no list shows old numbers as current."""
-        stored = self.bank.get_items([item_id], with_passages=False)
-        for metric in sorted(stored[0].scores if stored else {}):
-            if metric in self.fresh_scores:
-                continue
-            self.bank.add_score(item_id, ScoreResult.not_scored(metric, STALE_REASON))
-            self.bank.set_flags(item_id, [], metric)
-
     def decide(self, decision: str) -> None:
         if self.item is None or self.item.id is None:
             return
@@ -671,7 +646,7 @@ class ItemEditor(QWidget):
             return
         reason = self.reason_box.currentText().strip() if decision != "accept" else ""
         try:
-            self.bank.review(self.item.id, decision, reason)
+            record_review(self.bank, [self.item.id], decision, reason)
         except QuizsmithError as exc:
             show_exception(self, exc)
             return
@@ -700,10 +675,10 @@ class ItemEditor(QWidget):
         if self.dirty and not self.save():
             return None
         worker = self.runner.start(
-            jobs.score_and_store_job(self.bank, [self.item.id], jobs.ALL_METRICS, self.settings)
+            jobs.score_and_store_job(self.bank, [self.item.id], jobs.all_metrics(), self.settings)
         )
         self.full_worker = worker
-        self._full_pending = list(jobs.ALL_METRICS)
+        self._full_pending = jobs.all_metrics()
         if self.progress is not None:
             self.progress.attach(worker, "Scoring with every metric")
         item_id = self.item.id

@@ -50,6 +50,7 @@ from quizsmith.gui.review_queue import ReviewQueue
 from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
 from quizsmith.jobs import Progress
 from quizsmith.metrics import registry as metric_registry
+from quizsmith.operations.passages import items_of_passage
 from quizsmith.settings import Settings
 
 GENERATE_TIP = (
@@ -357,16 +358,7 @@ class MainWindow(QMainWindow):
         self._remember_open()
 
     def items_of_passage(self, passage_id: int | None) -> list[Item]:
-        if passage_id is None:
-            return []
-        with self.bank.reading() as conn:
-            ids = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT id FROM items WHERE passage_id = ? ORDER BY id", (passage_id,)
-                )
-            ]
-        return self.bank.get_items(ids, with_passages=False)
+        return items_of_passage(self.bank, passage_id)
 
     def autosave_passage(self) -> None:
         """Store the passage as typed so far (after a pause in typing), keeping it selected."""

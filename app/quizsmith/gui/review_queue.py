@@ -35,50 +35,13 @@ from quizsmith.gui.scores import (
 )
 from quizsmith.gui.worker import JobFactory, JobRunner, JobWorker
 from quizsmith.jobs import CancelToken, Progress
+from quizsmith.operations.alternatives import swap_alternative
+from quizsmith.operations.reviews import record_review
 from quizsmith.settings import Settings
 
 #: Items still waiting for a decision.
 OPEN_STATUSES = ("draft", "needs-review")
 QUEUE_LIMIT = 5000
-
-
-def replace_with_alternative(item: Item, index: int) -> Item:
-    """The item with alternative `index` swapped in; the old content becomes an alternative,
-    so the swap can be undone the same way. Id, passage, status and tags stay."""
-    alt = item.alternatives[index]
-    old = Item(
-        type=item.type,
-        stem=item.stem,
-        key=item.key,
-        options=list(item.options),
-        target_fact=item.target_fact,
-        difficulty=item.difficulty,
-        reference=item.reference,
-        provenance=dict(item.provenance),
-        flags=list(item.flags),
-        scores=dict(item.scores),
-    )
-    others = [a for i, a in enumerate(item.alternatives) if i != index]
-    return Item(
-        type=alt.type,
-        stem=alt.stem,
-        key=alt.key,
-        options=list(alt.options),
-        target_fact=alt.target_fact or item.target_fact,
-        passage_id=item.passage_id,
-        passage=item.passage,
-        status=item.status,
-        difficulty=alt.difficulty or item.difficulty,
-        subject=item.subject,
-        tags=list(item.tags),
-        reference=item.reference,
-        provenance={**item.provenance, **alt.provenance},
-        flags=list(alt.flags),
-        scores=dict(alt.scores),
-        alternatives=[old, *others],
-        id=item.id,
-        created=item.created,
-    )
 
 
 def queue_job(bank: ItemBank) -> JobFactory:
@@ -271,13 +234,17 @@ class ReviewQueue(QWidget):
         worst = max(item.flags, key=lambda f: SEVERITY_WEIGHT.get(f.severity, 1.0), default=None)
         reason = worst.message if worst is not None else ""
         try:
-            self.bank.review(item.id, decision, reason if decision == "reject" else "")
+            changes = record_review(
+                self.bank, [item.id], decision, reason if decision == "reject" else ""
+            )
         except QuizsmithError as exc:
             show_exception(self, exc)
             return
-        self.model.remove_ids({item.id})
+        # A decided item is no longer open: it leaves the queue.
+        self.model.remove_ids(set(changes.items))
         self._show_count()
-        self.item_changed.emit(self.bank.get_item(item.id))
+        for item_id in sorted(changes.items):
+            self.item_changed.emit(self.bank.get_item(item_id))
         self.select_row(row)
 
     def replace_current(self) -> None:
@@ -286,13 +253,7 @@ class ReviewQueue(QWidget):
         if item is None or item.id is None or index < 0:
             return
         try:
-            full = self.bank.get_item(item.id)
-            swapped = replace_with_alternative(full, index)
-            with self.bank.transaction():
-                self.bank.update_item(swapped)
-                for result in swapped.scores.values():
-                    self.bank.add_score(item.id, result)
-                self.bank.set_flags(item.id, swapped.flags)
+            swap_alternative(self.bank, item.id, index)
             stored = self.bank.get_item(item.id)
         except QuizsmithError as exc:
             show_exception(self, exc)

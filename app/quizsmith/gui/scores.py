@@ -25,14 +25,6 @@ def chip_metrics() -> tuple[tuple[str, str], ...]:
     return registry.chip_metrics()
 
 
-def __getattr__(name: str) -> tuple[tuple[str, str], ...]:
-    # `CHIP_METRICS`, read as it was when it was a constant (the item editor still imports
-    # it by that name); computed on access so that it follows the registry.
-    if name == "CHIP_METRICS":
-        return chip_metrics()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 LEVELS = ("good", "ok", "bad", "none")
 #: Chip colours (background) per level.
 LEVEL_COLORS = {"good": "#cdeccf", "ok": "#fbe7b5", "bad": "#f6c4c0", "none": "#e4e4e4"}

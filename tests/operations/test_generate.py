@@ -1,0 +1,64 @@
+"""Generating into the bank: continuing a stopped batch, the keeper the desktop app uses,
+and a real run on the bundled models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from quizsmith.bank.errors import BankError
+from quizsmith.bank.store import ItemBank
+from quizsmith.domain import Passage
+from quizsmith.generation import GenerationRequest
+from quizsmith.generation.keeper import ItemKeeper
+from quizsmith.jobs import CancelToken, run_to_end
+from quizsmith.operations.generate import GeneratedBatch, continue_batch, generate_into_bank
+from quizsmith.settings import Settings
+
+from .conftest import PASSAGE, mcq
+
+
+def test_a_rerun_asks_only_for_what_is_missing(bank: ItemBank, sample: dict[str, int]) -> None:
+    request = GenerationRequest(n=5)
+    left, done = continue_batch(bank, sample["passage"], request)
+    assert done == 3 and left is not None and left.n == 2
+    assert set(left.avoid_answers) == {"In the chloroplasts", "Oxygen", "Carbon dioxide"}
+    assert len(left.avoid_stems) == 3
+    assert continue_batch(bank, sample["passage"], GenerationRequest(n=3)) == (None, 3)
+    fresh = bank.add_passage(Passage(text="Rivers carry water to the sea.", title="Rivers"))
+    assert continue_batch(bank, fresh, request) == (request, 0)
+
+
+def test_the_desktop_keeper_raises_where_the_cli_keeper_rescues(
+    tmp_path: Path, sample: dict[str, int], bank: ItemBank
+) -> None:
+    bank.close()
+    with ItemBank(bank.path, read_only=True) as read_only:
+        item = mcq("Which gas do plants absorb?", "Carbon dioxide", ["Oxygen", "Neon"])
+        with pytest.raises(BankError, match="read-only"):
+            ItemKeeper(read_only, None, rescue=False).keep(item)
+        cli = ItemKeeper(read_only, None)
+        cli.keep(item)
+        assert cli.unsaved == [item] and cli.rescue_path is not None
+        assert cli.rescue_path.is_file()
+
+
+@pytest.mark.slow
+def test_generated_items_reach_the_bank_as_they_are_made(bank: ItemBank, tmp_path: Path) -> None:
+    passage = Passage(text=PASSAGE, title="Photosynthesis", subject="Biology")
+    passage.id = bank.add_passage(passage)
+    request = GenerationRequest(n=2, types=("cloze",), rank=False, candidates_per_target=1)
+    out = tmp_path / "items.jsonl"
+    keeper = ItemKeeper(bank, out)
+    events, batch = run_to_end(
+        generate_into_bank(passage, request, Settings(n_threads=1), CancelToken(), keeper)
+    )
+    assert isinstance(batch, GeneratedBatch) and not batch.cancelled
+    stored = [e.payload for e in events if e.payload is not None]
+    assert stored == batch.items and 1 <= len(stored) <= 2
+    assert all(it.id is not None and it.passage_id == passage.id for it in stored)
+    assert batch.changes.created == tuple(it.id for it in stored)
+    assert batch.changes.items == set(batch.changes.created)
+    assert [it.id for it in bank.items_of_passage(passage.id)] == list(batch.changes.created)
+    assert len(out.read_text(encoding="utf-8").splitlines()) == len(stored)
