@@ -44,12 +44,16 @@ class LengthMetric(Metric):
     title: ClassVar[str] = "LEN"
     needs_passage: ClassVar[bool] = False
     delay: ClassVar[float] = 0.0
+    #: When set, reported as a finished part (ctx.part) before the delay.
+    part: ClassVar[str] = ""
     calls: ClassVar[list[str]] = []
     lock = threading.Lock()
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         with self.lock:
             type(self).calls.append(item.stem)
+        if self.part:
+            ctx.part(self.name, self.part)
         end = time.monotonic() + self.delay
         while time.monotonic() < end:
             ctx.cancel.raise_if_cancelled()
@@ -66,6 +70,7 @@ class LengthMetric(Metric):
 def length_metric() -> Iterator[type[LengthMetric]]:
     LengthMetric.calls = []
     LengthMetric.delay = 0.0
+    LengthMetric.part = ""
     registry.register(LengthMetric.name, LengthMetric)
     yield LengthMetric
     registry.metrics._registered.pop(LengthMetric.name, None)

@@ -169,3 +169,22 @@ def test_edited_text_marks_the_evidence_out_of_date(
     text = editor.evidence.toPlainText()
     assert "Out of date" in text and "(out of date)NACo 0.90" in text.replace("\n", "")
     assert editor.stale_metrics() >= {"naco", "kda"}
+
+
+def test_a_finished_part_shows_on_the_chip_until_the_score_comes(
+    window: Any, qtbot: Any, bank: ItemBank, sample: dict[str, int], length_metric: Any
+) -> None:
+    """Issue 16: a metric with several slow parts (NACo) says how far it got; the chip shows
+    that text, never a number, until the whole metric is done."""
+    editor = window.editor
+    editor.live_metrics = [LengthMetric.name]
+    LengthMetric.part = "halfway there"
+    LengthMetric.delay = 1.5
+    select_item(window, qtbot, sample["good"])
+    type_stem(editor, NEW_STEM)
+    editor.rescore_now()
+    chip = editor.chips.labels[LengthMetric.name]
+    qtbot.waitUntil(lambda: "… halfway there" in chip.text(), timeout=60_000)
+    qtbot.waitUntil(lambda: "halfway" not in chip.text(), timeout=60_000)
+    assert chip.text() == f"LEN {len(NEW_STEM) / 100:.2f}"
+    assert not editor._parts

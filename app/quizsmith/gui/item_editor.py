@@ -48,7 +48,7 @@ from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.passage_panel import TYPE_LABELS
 from quizsmith.gui.scores import LEVEL_COLORS, chip_for, chip_metrics
 from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
-from quizsmith.metrics.runner import ScoredStep
+from quizsmith.metrics.runner import PartStep, ScoredStep
 from quizsmith.operations.reviews import record_review
 from quizsmith.operations.scores import save_edited_item
 from quizsmith.settings import Settings
@@ -101,13 +101,21 @@ class ChipRow(QWidget):
             self._layout.insertWidget(self._layout.count() - 1, label)
 
     def show_item(
-        self, item: Item | None, settings: Settings | None, pending: Sequence[str] = ()
+        self,
+        item: Item | None,
+        settings: Settings | None,
+        pending: Sequence[str] = (),
+        parts: dict[str, str] | None = None,
     ) -> None:
+        """`parts`: for a pending metric, what its finished parts found so far (no number
+        until the whole metric is done)."""
         for metric, label in self.labels.items():
             if item is None:
                 text, level, tip = "–", "none", ""
             elif metric in pending:
-                text, level, tip = "…", "none", "Scoring the edited item…"
+                part = (parts or {}).get(metric)
+                text, level = (f"… {part}" if part else "…"), "none"
+                tip = "Scoring the edited item…"
             else:
                 chip = chip_for(item, metric, settings)
                 text, level, tip = chip.text, chip.level, chip.tooltip
@@ -161,6 +169,8 @@ class ItemEditor(QWidget):
         self.live_runs = 0
         self.stale_cancelled = 0
         self._pending: list[str] = []
+        #: metric -> what its finished parts found, while the live run of this text goes on.
+        self._parts: dict[str, str] = {}
         #: Metrics a running "Score all" has not reached yet (their evidence is old).
         self._full_pending: list[str] = []
         #: The content the bank holds for the item (see jobs.content_signature).
@@ -317,6 +327,7 @@ class ItemEditor(QWidget):
         self.dirty = False
         self.draft_saved = ""
         self._pending = []
+        self._parts = {}
         fields = self._fields_of(item)
         kept = self._stored_draft(item)
         if kept is not None:
@@ -328,6 +339,7 @@ class ItemEditor(QWidget):
             self.dirty = True
             self.draft_saved = kept[1]
             self._pending = list(self._live_metrics)
+            self._parts = {}
             self.timer.start()
         # A new document: undo must not step back into the previous item.
         for edit in (self.stem_edit, self.distractor_edit, self.fact_edit):
@@ -409,7 +421,9 @@ class ItemEditor(QWidget):
                 if self.draft_saved:
                     note = " — <i>unsaved changes (kept as a draft)</i>"
             self.header.setText(f"<b>Item {where}</b> — {item.status}{note}")
-        self.chips.show_item(item, self.settings, [*self._pending, *self._full_pending])
+        self.chips.show_item(
+            item, self.settings, [*self._pending, *self._full_pending], self._parts
+        )
         self.evidence.setHtml(evidence_html(item, self.stale_metrics()) if item else "")
         self.save_button.setEnabled(item is not None and self.dirty)
         self.discard_button.setEnabled(item is not None and self.dirty)
@@ -511,6 +525,7 @@ class ItemEditor(QWidget):
         # The old scores describe the old text: drop them until the re-score says otherwise.
         self.fresh_scores = set()
         self._pending = list(self._live_metrics)
+        self._parts = {}
         self.draft_saved = ""
         self.timer.start()  # restarts the debounce on every keystroke
         self.draft_timer.start()
@@ -523,6 +538,7 @@ class ItemEditor(QWidget):
         self._cancel_live()
         if draft is None or not self._live_metrics:
             self._pending = []
+            self._parts = {}
             self._refresh()
             return
         self.live_runs += 1
@@ -548,6 +564,14 @@ class ItemEditor(QWidget):
         if not self._is_current() or self.item is None:
             return
         step = getattr(event, "payload", None)
+        if isinstance(step, PartStep):
+            current = self.draft()
+            if current is not None and jobs.content_signature(current) == (
+                jobs.content_signature(step.item)
+            ):
+                self._parts[step.metric] = step.text
+                self._refresh()
+            return
         if not isinstance(step, ScoredStep):
             return
         from quizsmith.metrics.runner import apply_result
@@ -569,11 +593,13 @@ class ItemEditor(QWidget):
         self.fresh_scores.add(step.result.metric)
         if step.result.metric in self._pending:
             self._pending.remove(step.result.metric)
+        self._parts.pop(step.result.metric, None)
         self._refresh()
 
     def _live_failed(self, message: str, fix: str) -> None:
         if self._is_current():
             self._pending = []
+            self._parts = {}
             self._refresh()
             show_error(self, message, fix, "Scoring failed")
 
@@ -584,6 +610,7 @@ class ItemEditor(QWidget):
         current = self.draft()
         if current is None or jobs.content_signature(current) == self.live_signature:
             self._pending = []
+            self._parts = {}
         # else: the run scored older text; the re-score of the new text is still to come.
         self._refresh()
         if self.item is not None:

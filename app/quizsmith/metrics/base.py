@@ -47,6 +47,15 @@ class MetricContext:
     expected_complexity: Callable[[str | None], int | None] | None = None
     #: Providers by model reference, for tests or callers that built them already.
     overrides: dict[str, Provider] = field(default_factory=dict)
+    #: Receives (metric, text) when a metric with several slow parts finishes one (NACo's
+    #: verdict, then its answer), so a live chip can say how far it got (issue 16). Called
+    #: on the thread that runs the metric; None: nobody listens.
+    report_part: Callable[[str, str], None] | None = None
+
+    def part(self, metric: str, text: str) -> None:
+        """Say that a part of `metric` finished (what it found, a few words; not a score)."""
+        if self.report_part is not None:
+            self.report_part(metric, text)
 
     def provider(self, role: str) -> Provider:
         return self.provider_for(self.settings.role(role))

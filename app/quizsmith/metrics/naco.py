@@ -491,6 +491,8 @@ class NacoMetric(Metric):
         if verdict != "natural":
             # A.2 tells the model to stop here; NACo is 0 whatever follows.
             return _Sample(CotAnswer(0, "", [], verdict), [prompts.VERDICT_ID], raw=head)
+        # The live chip says how far NACo got (the verdict is the first of three calls).
+        ctx.part(self.name, "reads as a question; answering…")
         answer_prompt = prompts.fewshot_answer_prompt(passages, question)
         reading = prompts.fewshot_reading(passages)
         if opts.get("answer_by", "generate") == "likelihood" and answer_model.can_logprob:
@@ -505,6 +507,7 @@ class NacoMetric(Metric):
                 reuse_prefix=reading,
             ).text.strip()
         ctx.cancel.raise_if_cancelled()
+        ctx.part(self.name, "answered; counting reasoning steps…")
         # Steps: the same completion continued with "Reasoning: Step 1:". It shares the
         # examples and the passage with the answer call, which a local model keeps. Asking
         # for the steps before the answer (the paper's order) cost the 270M model most of its

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
 from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.jobs import Progress
 from quizsmith.metrics import registry
-from quizsmith.metrics.base import MetricContext
+from quizsmith.metrics.base import Metric, MetricContext
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,16 @@ class ScoredStep:
     item: Item
     result: ScoreResult
     flags: list[Flag]
+
+
+@dataclass(frozen=True)
+class PartStep:
+    """The payload of a progress event while a metric runs: a part of it finished (`text`
+    says what it found, e.g. NACo's verdict). Never a score; the ScoredStep follows."""
+
+    item: Item
+    metric: str
+    text: str
 
 
 def apply_result(item: Item, result: ScoreResult, flags: list[Flag]) -> None:
@@ -32,10 +44,13 @@ def score_items(
     ctx: MetricContext,
     *,
     skip_scored: bool = False,
+    parts: bool = False,
 ) -> Generator[Progress, None, list[Item]]:
     """Yields a Progress (payload: ScoredStep) after every (item, metric). Items are updated
     in place as they go, so whatever finished before a cancel is kept. With `skip_scored`,
-    an (item, metric) that already has a result is left as it is (a stopped batch resumes)."""
+    an (item, metric) that already has a result is left as it is (a stopped batch resumes).
+    With `parts`, a Progress (payload: PartStep) also comes as each part of a metric
+    finishes (the item editor's live chips)."""
     metrics = [registry.get(name)() for name in metric_names]
     total = len(items) * len(metrics)
     done = 0
@@ -45,7 +60,10 @@ def score_items(
             if skip_scored and metric.name in item.scores:
                 done += 1
                 continue
-            result = metric.score(item, ctx)
+            if parts:
+                result = yield from _score_with_parts(metric, item, ctx)
+            else:
+                result = metric.score(item, ctx)
             flags = metric.flags(result, ctx.options(metric)) if result.scored else []
             apply_result(item, result, flags)
             done += 1
@@ -56,3 +74,35 @@ def score_items(
                 ScoredStep(item, result, flags),
             )
     return list(items)
+
+
+def _score_with_parts(
+    metric: Metric, item: Item, ctx: MetricContext
+) -> Generator[Progress, None, ScoreResult]:
+    """Run the metric on a helper thread and pass on each part it reports as it comes.
+
+    Why a thread: a metric reports a part from inside its `score` call, and a generator can
+    only yield from its own frame. The job's thread waits on the queue, so the two never run
+    model code at the same time; an error in the metric is raised here, in the job."""
+    parts: queue.Queue[tuple[str, str] | None] = queue.Queue()
+    outcome: list[ScoreResult | BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(metric.score(item, ctx))
+        except BaseException as exc:  # handed to the job's thread below, raised there
+            outcome.append(exc)
+        finally:
+            parts.put(None)
+
+    listener, ctx.report_part = ctx.report_part, lambda name, text: parts.put((name, text))
+    try:
+        threading.Thread(target=run, name=f"score-{metric.name}", daemon=True).start()
+        while (part := parts.get()) is not None:
+            title = metric.title or metric.name
+            yield Progress(f"{title}: {part[1]}", payload=PartStep(item, *part))
+    finally:
+        ctx.report_part = listener
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]

@@ -91,7 +91,8 @@ def score_draft_job(
     item: Item, metrics: Sequence[str], settings: Settings, bank: ItemBank | None
 ) -> JobFactory:
     """Score an edited, unsaved item (a private copy: the worker never shares the editor's
-    object). Nothing is stored; saving the item stores the scores."""
+    object). Nothing is stored; saving the item stores the scores. Parts of a metric are
+    reported as they finish (PartStep), so the chips never wait blank on NACo's three calls."""
     draft = copy.deepcopy(item)
 
     def job(token: CancelToken) -> Generator[Progress, None, Item]:
@@ -99,7 +100,7 @@ def score_draft_job(
 
         prepare_models(settings)
         ctx = metric_context(settings, token, bank)
-        yield from score_items([draft], list(metrics), ctx)
+        yield from score_items([draft], list(metrics), ctx, parts=True)
         return draft
 
     return job
