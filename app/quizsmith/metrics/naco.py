@@ -1,5 +1,10 @@
 """NACo: naturalness, answerability and complexity by chain-of-thought QA (naco paper, s. 3, A.2).
 
+Why this module is long: NacoMetric is one class of about 400 lines: the option defaults with
+the paper's reason for each, the chat and fewshot sampling paths, the result and the flags share
+its options and samples. The response parsing is in naco_parse.py, the prompts in
+naco_prompts.py.
+
 A model answers the question from the passage(s), reasoning step by step:
 
 - naturalness n = 0 when it says "not a question" or "Question unnatural", else 1;
