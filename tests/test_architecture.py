@@ -1,5 +1,5 @@
 """House rules on imports, checked on the source (every import statement, including ones
-inside functions and under TYPE_CHECKING) and, for Qt, at run time.
+inside functions and under TYPE_CHECKING) and, for Qt, at run time; and on module length.
 
 1. Only quizsmith.gui may import Qt (importing every core module loads no Qt).
 2. Layers: a module imports only from its own layer or the layers below it
@@ -15,6 +15,8 @@ inside functions and under TYPE_CHECKING) and, for Qt, at run time.
 
    Known exceptions are listed in KNOWN_VIOLATIONS with the reason; a new one fails, and so
    does an entry that no longer happens (remove it). See CONTRIBUTING.md, "Layers".
+3. A module over 400 lines says why in its docstring ("Why this module is long: ..."; issue 17,
+   CONTRIBUTING.md, "Conventions").
 """
 
 from __future__ import annotations
@@ -189,3 +191,24 @@ def test_the_layer_check_sees_function_level_and_relative_imports(tmp_path: Path
     )
     names = sorted(name for _, name in _imported(module, root))
     assert names == ["json", "quizsmith.gui", "quizsmith.quality.signals", "quizsmith.settings"]
+
+
+#: Issue 17: a module over this many lines says why at the top of its docstring.
+LONG_MODULE_LINES = 400
+WHY_LONG = "Why this module is long:"
+
+
+def test_long_modules_say_why() -> None:
+    offenders = []
+    for path in _modules():
+        text = path.read_text(encoding="utf-8")
+        lines = len(text.splitlines())
+        if lines > LONG_MODULE_LINES and WHY_LONG not in (ast.get_docstring(ast.parse(text)) or ""):
+            offenders.append(f"{path.relative_to(PACKAGE).as_posix()} ({lines} lines)")
+    assert not offenders, (
+        f"Modules over {LONG_MODULE_LINES} lines that do not say why: {', '.join(offenders)}. "
+        f"Split each at a clean seam (re-export the moved names from the old module), or add "
+        f"a paragraph starting '{WHY_LONG}' near the top of its module docstring with the real "
+        "reason (CONTRIBUTING.md, Conventions)."
+    )
+    assert len(_modules()) > 10  # the walk really saw the package

@@ -1,5 +1,9 @@
 """`quizsmith ...`: a thin layer that parses arguments and calls the headless API.
 
+Why this module is long: `build_parser` declares every command and option in one place (about
+200 lines of argparse), and each `_cmd_*` is a short adapter to the API; the registry-filled
+help texts are in cli_help.py, import, review and quiz commands in cli_formats.py.
+
 Heavy libraries are imported inside the command functions so that `--help` is instant.
 Expected failures print the message and its fix (exit 2); anything unexpected is written to
 a crash log and summarised in one line (exit 1). A teacher never sees a traceback.

@@ -1,5 +1,10 @@
 """What a quiz is made of: passages, items, options, scores, flags, reviews and quizzes.
 
+Why this module is long: it is the one vocabulary every layer imports (the base layer, standard
+library only); `Item` alone is over 200 lines because its `to_dict` / `from_dict` define the
+JSONL interchange format and check what they read. Splitting the dataclasses would only add
+imports everywhere.
+
 Plain dataclasses with no knowledge of storage, models or Qt; generation, the metrics, the item
 bank, the exporters and the GUI all speak them. `Item.to_dict` / `Item.from_dict` define the
 item interchange format of DESIGN.md ("Command line"): one JSON object per line with

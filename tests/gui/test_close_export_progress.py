@@ -124,7 +124,7 @@ def test_open_when_done_says_when_nothing_can_open_the_file(
     qtbot: Any, bank: ItemBank, sample: dict[str, int], tmp_path: Path, monkeypatch: Any
 ) -> None:
     # What QDesktopServices answers where no program is registered for the file type.
-    monkeypatch.setattr("quizsmith.gui.dialogs.QDesktopServices.openUrl", lambda url: False)
+    monkeypatch.setattr("quizsmith.gui.export_dialog.QDesktopServices.openUrl", lambda url: False)
     bank.review(sample["good"], "accept")
     dialog = export_dialog(qtbot, bank, "csv")
     dialog.open_check.setChecked(True)

@@ -120,7 +120,7 @@ def test_export_dialog_writes_accepted_items(
         pytest.skip("the csv exporter is not installed")
     opened: list[str] = []
     monkeypatch.setattr(
-        "quizsmith.gui.dialogs.QDesktopServices.openUrl", lambda url: opened.append(url)
+        "quizsmith.gui.export_dialog.QDesktopServices.openUrl", lambda url: opened.append(url)
     )
     bank.review(sample["good"], "accept")
     bank.review(sample["alt"], "accept")

@@ -1,5 +1,10 @@
 """Rows <-> domain objects. Functions here take an open connection and never manage
-transactions: the caller (`ItemBank`) decides what one user action is."""
+transactions: the caller (`ItemBank`) decides what one user action is.
+
+Why this module is long: it holds every row <-> object mapping of the bank (passages; items with
+their options, media, flags and tags; scores; reviews; quizzes), so the SQL for each table sits
+in one place; each function is short, and ItemBank composes them into transactions.
+"""
 
 from __future__ import annotations
 

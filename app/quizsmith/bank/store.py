@@ -1,5 +1,11 @@
 """`ItemBank`: the single entry point to stored data (DESIGN.md, house rules).
 
+Why this module is long: ItemBank is the single entry point to stored data (house rule,
+DESIGN.md), so every query and write the app makes is a method on it: connections and
+transactions, passages, items, scores, reviews, drafts, search, quizzes, near-duplicates and
+JSONL. Most methods are a few lines around a transaction that call records.py, search.py,
+stats.py, dedupe.py or jsonl.py.
+
 Connections and threads. One writer connection per bank, guarded by a re-entrant lock: a
 write happens only inside `transaction()`, which takes the lock and runs `BEGIN IMMEDIATE`,
 so a background job and the GUI thread never interleave statements of two user actions,

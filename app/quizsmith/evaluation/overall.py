@@ -2,6 +2,10 @@
 human decisions that turns the metric outputs into the probability that a teacher accepts
 the item. It ranks the review queue and can be refitted on the teacher's own decisions.
 
+Why this module is long: the model's whole life cycle (where its file lives, loading it with its
+checks, predicting, fitting with grouped out-of-fold estimates, refitting on the bank) works on
+one saved format, so its writer and every reader stay together.
+
 Model: scikit-learn's RandomForestClassifier (100 trees, depth <= 4, leaves of at least
 n/40 items clipped to 5-50, seeded; see ESTIMATOR_PARAMS for the comparison behind it).
 Why: it needs no feature scaling across 0-1 and 1-5 scales, copes with the missing-feature

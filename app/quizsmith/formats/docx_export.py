@@ -1,5 +1,9 @@
 """Word exports (python-docx): the student sheet, the answer key and the teacher report.
 
+Why this module is long: the three Word exports share the template handling and the private
+python-docx helpers (fields, tables whose rows never split, right-to-left paragraphs, pictures);
+the three exporters themselves take under 200 lines.
+
 All three open the template (`resources/templates/quiz-template.docx`, or the one given as
 `ExportOptions.template`), keep its page set-up, styles, headers and footers, replace its
 body, and write the quiz name in the header and "Page N of M" (PAGE / NUMPAGES fields) in the

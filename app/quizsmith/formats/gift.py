@@ -1,5 +1,10 @@
 """GIFT (https://docs.moodle.org/en/GIFT_format): export and import.
 
+Why this module is long: export and import of one format stay together, so that escaping and
+unescaping and each question type's writer and reader can be checked against each other (the
+round trip is the contract); reading GIFT's answer syntax (credits, feedback, ranges, missing
+words) is a small parser of its own.
+
 Export writes one question per paragraph: `::name::stem{ =key ~%50%partly ~distractor ... }`,
 `{TRUE}` / `{FALSE}` for true/false, `{=answer =other =%50%partly}` for short answers and
 cloze items (the cloze stem shows its blank as "_____") and `{#value:tolerance}` for

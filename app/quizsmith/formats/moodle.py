@@ -1,5 +1,10 @@
 """Moodle XML (https://docs.moodle.org/en/Moodle_XML_format): export and import.
 
+Why this module is long: export and import of one format stay together, so that each question
+type's writer and reader (multichoice, truefalse, shortanswer, numerical, cloze as shortanswer;
+categories, tags, embedded images) can be checked against each other: the round trip is the
+contract.
+
 Carried: multichoice (one correct answer, partial credit of the other options as their
 fraction), truefalse, shortanswer (the key and every other accepted answer with its
 fraction), numerical (value, tolerance, unit); a cloze item goes out as shortanswer with its

@@ -1,5 +1,9 @@
 """The item editor: edit an item, watch its live scores, read the evidence, decide.
 
+Why this module is long: ItemEditor is one widget whose state (the draft, the live-scoring timer
+and its cancel token, the stored scores) every method reads: editing, live re-scoring, drafts,
+saving and deciding must agree on which text the scores shown describe.
+
 Every edit restarts an ~800 ms debounce timer; when it fires, the live metrics re-score a
 copy of the draft in a worker, and the token of any run still going is cancelled first, so
 a stale result is never shown. Saving writes the content and the scores computed for exactly

@@ -1,6 +1,11 @@
 """The main window: passages and quizzes on the left, work in the middle, the item editor on
 the right, the running job (with Cancel) in the status bar.
 
+Why this module is long: MainWindow is where the panels, the menus and the jobs meet: each
+action (open, generate, score, refit, the dialogs) starts a job and routes its result to the
+panels that show it, and the session is saved and restored here; the panels, the editor and the
+dialogs are modules of their own.
+
 What the teacher had on screen survives a restart: the layout, the passage and the item that
 were open (gui.ini, see prefs), and the text being edited. Passage edits are stored a short
 while after typing stops (as switching passages already does); the item editor keeps its

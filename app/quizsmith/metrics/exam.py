@@ -1,6 +1,9 @@
 """EXAM and n-EXAM (exam paper, section 3.1): grade a text by how many exam questions a Q/A
 system answers correctly using only that text.
 
+Why this module is long: EXAM, n-EXAM, the handout check and ExamMetric all rest on one Q/A
+function (`answer_mcq`) and its reports; the solvers and the windowing are in solvers.py.
+
     EXAM(text) = correct answers / number of exam questions      (unanswered counts as wrong)
     n-EXAM     = sum_topics EXAM(text_t) / sum_topics EXAM(gold_t)      (section 3.1.3)
 

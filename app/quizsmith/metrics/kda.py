@@ -1,5 +1,8 @@
 """KDA: knowledge-dependent answerability (kda paper, section 3).
 
+Why this module is long: the KDA formulas and KdaMetric, whose compute, distractor checks and
+flags all read the same per-solver rows, belong together; the solvers are in solvers.py.
+
 A good multiple-choice item is one that students answer correctly once they know the fact it
 tests. Simulated students (`solvers`: each bundled LLM asked in two styles, plus an embedding
 solver) answer the item twice: without any text (r^q, P_wof) and with the target fact put in

@@ -1,6 +1,9 @@
 """Multiple-choice "students": language models and an embedding model that give a probability
 to each option of a question, with or without a text to read first.
 
+Why this module is long: KDA and EXAM share these students, so the three solver styles, their
+prompts and the windowing of long texts stay in one place (the prompts live here only).
+
 KDA (kda paper, section 3.2) uses them as simulated students, with and without the target
 fact; EXAM (exam paper, section 3.1) uses the same solvers as its Q/A system over a passage or
 a handout, so the prompts live here only.

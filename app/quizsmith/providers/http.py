@@ -1,5 +1,9 @@
 """HTTP for API providers: bounded concurrency, retries with backoff, messages with the fix.
 
+Why this module is long: the retry policy (JsonHttpClient) and the per-try deadline it relies on
+(_DeadlineBackend and _DeadlineStream under httpx's transport) are one mechanism that every API
+provider uses; the deadline classes are private to it.
+
 Retried: 408, 429, 500, 502, 503, 504, 529 (Anthropic's "overloaded"), time-outs and dropped
 connections (exponential backoff with jitter, honouring Retry-After). Not retried: 401/403
 (wrong key), 404 (wrong URL or model), other 4xx (a request the server will never accept).

@@ -1,5 +1,10 @@
 """llama.cpp backend (llama-cpp-python): any GGUF model, bundled or the user's own.
 
+Why this module is long: one loaded model per file per process, behind one lock; the
+shared-model cache and LlamaCppProvider (chat, completion, grammars, option log-probabilities
+that reuse a kept prefix state) work on that same state, which a split would spread over
+modules.
+
 One loaded model per file per process, shared by every feature and guarded by a lock:
 llama.cpp contexts are not thread-safe, and the GUI and batch jobs must not load a model
 twice. Models load lazily on first use.

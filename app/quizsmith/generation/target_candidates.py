@@ -1,0 +1,254 @@
+"""Finding candidate targets: every plausible (fact, answer) in a passage by rules
+(`candidate_targets`; generation/targets.py describes the rules and their limits), the targets
+for a model's key concepts (`concept_targets`), the `Target` they are, and the check that a
+passage is in a script the rules can read (`written_without_spaces`). Choosing among the
+candidates, and the teacher's pins, are in targets.py, which re-exports these names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from quizsmith.generation.sentences import Sentence
+from quizsmith.generation.target_phrases import (
+    _content_word_frequency,
+    _entities,
+    _midsentence_capitalised,
+    _noun_phrases,
+)
+from quizsmith.generation.target_words import (
+    _DATE_PATTERNS,
+    _NUMBER,
+    _QUANTITY,
+    _YEAR,
+    PRONOUNS,
+    STOPWORDS,
+)
+
+TargetKind = Literal["number", "date", "entity", "phrase", "concept", "pinned"]
+
+#: Longer answers stop being answers: they are clauses a student cannot produce or recognise.
+MAX_ANSWER_WORDS: Final = 6
+
+
+@dataclass(frozen=True)
+class Target:
+    """A fact to ask about and the answer inside it.
+
+    `fact == passage[fact_start:fact_start + len(fact)]` and
+    `answer == passage[answer_start:answer_start + len(answer)]`, with the answer inside the fact.
+    """
+
+    fact: str
+    fact_start: int
+    answer: str
+    answer_start: int
+    kind: TargetKind
+    sentence_index: int
+    score: float
+
+    @property
+    def fact_end(self) -> int:
+        return self.fact_start + len(self.fact)
+
+    @property
+    def answer_end(self) -> int:
+        return self.answer_start + len(self.answer)
+
+
+_BASE_SCORE: Final[dict[str, float]] = {
+    "date": 0.85,
+    "number": 0.8,
+    "entity": 0.75,
+    "phrase": 0.45,
+    "concept": 0.9,
+    "pinned": 1.0,
+}
+
+
+#: Letters of scripts written without spaces between words (Chinese, Japanese kana and kanji,
+#: Thai, Lao, Myanmar, Khmer). The finder's words and the item checks' word counts are
+#: space-separated, so no answer is found in such text.
+_UNSPACED_SCRIPT = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff"
+    "\u1000-\u109f\u1780-\u17ff\U00020000-\U0002ffff]"
+)
+#: English with a quoted Chinese term stays English; a Chinese text with English names is not.
+_UNSPACED_SHARE: Final = 0.5
+
+ENGLISH_ONLY_NOTE: Final = (
+    "The passage is written without spaces between words (Chinese, Japanese or Thai, for "
+    "example): Quizsmith finds answers and checks questions by English words, and the bundled "
+    "models are English-only, so it cannot make items from such text yet."
+)
+
+
+def written_without_spaces(text: str) -> bool:
+    """Whether `text` is mostly in scripts that do not separate words by spaces, where
+    rule-based targets and the question checks do not work. Each such character counts
+    as much as a space-separated word of another script (a Chinese character is about a
+    syllable), and at least half of the count must be theirs."""
+    unspaced = len(_UNSPACED_SCRIPT.findall(text))
+    if not unspaced:
+        return False
+    others = sum(
+        any(ch.isalpha() for ch in word) for word in _UNSPACED_SCRIPT.sub(" ", text).split()
+    )
+    return unspaced / (unspaced + others) >= _UNSPACED_SHARE
+
+
+# -- finding candidates --------------------------------------------------------------------------
+
+
+def candidate_targets(passage_text: str, sentences: Sequence[Sentence]) -> list[Target]:
+    """Every plausible (fact, answer) in the passage, best first within each sentence's order.
+
+    `sentences` must be spans of `passage_text` (as `split_sentences` returns them).
+    """
+    _check_sentences(passage_text, sentences)
+    midsentence_caps = _midsentence_capitalised(sentences)
+    frequency = _content_word_frequency(sentences)
+    n_sentences = max(len(sentences), 1)
+    found: list[Target] = []
+    for sentence in sentences:
+        spans: list[tuple[int, int, TargetKind, float]] = []
+
+        def claim(start: int, end: int, kind: TargetKind, bonus: float = 0.0) -> None:
+            _claim(spans, sentence.text, start, end, kind, bonus)  # noqa: B023 (called in-loop)
+
+        for pattern in _DATE_PATTERNS:
+            for m in pattern.finditer(sentence.text):
+                claim(m.start(), m.end(), "date", 0.05)
+        for m in _YEAR.finditer(sentence.text):
+            claim(m.start(), m.end(), "date")
+        for m in _QUANTITY.finditer(sentence.text):
+            has_unit = not re.fullmatch(rf"-?(?:{_NUMBER})", m.group())
+            # A lone small integer ("number 7", "3 times") is a weak target; units make it real.
+            weak = not has_unit and len(m.group().strip("-")) < 2
+            claim(m.start(), m.end(), "number", 0.05 if has_unit else (-0.3 if weak else 0.0))
+        for start, end, words in _entities(sentence.text, midsentence_caps):
+            claim(start, end, "entity", 0.05 * min(words - 1, 2))
+        for start, end, weight in _noun_phrases(sentence.text, frequency):
+            claim(start, end, "phrase", weight)
+
+        spans = _dedupe_answers(sentence.text, spans)
+        # Earlier sentences slightly first: passages usually open with their main point.
+        position = 0.05 * (1 - sentence.index / n_sentences)
+        for start, end, kind, bonus in spans:
+            answer = sentence.text[start:end]
+            if not _usable_answer(answer, sentence.text):
+                continue
+            found.append(
+                Target(
+                    fact=sentence.text,
+                    fact_start=sentence.start,
+                    answer=answer,
+                    answer_start=sentence.start + start,
+                    kind=kind,
+                    sentence_index=sentence.index,
+                    score=round(min(1.0, max(0.0, _BASE_SCORE[kind] + bonus + position)), 4),
+                )
+            )
+    found.sort(key=lambda t: (t.sentence_index, -t.score, t.answer_start))
+    return found
+
+
+def concept_targets(
+    passage_text: str, sentences: Sequence[Sentence], concepts: Iterable[str]
+) -> list[Target]:
+    """Targets for key concepts proposed by a model: each concept found (case-insensitive,
+    whole words, any whitespace) in a sentence becomes a target at its first occurrence, in
+    the passage's own spelling. Concepts that do not occur are left out (models invent them).
+    """
+    _check_sentences(passage_text, sentences)
+    targets: list[Target] = []
+    seen: set[str] = set()
+    for rank, concept in enumerate(concepts):
+        words = concept.split()
+        key = " ".join(words).casefold()
+        if not words or key in seen or len(words) > MAX_ANSWER_WORDS:
+            continue
+        seen.add(key)
+        pattern = re.compile(
+            r"(?<!\w)" + r"\s+".join(re.escape(w) for w in words) + r"(?!\w)", re.IGNORECASE
+        )
+        for sentence in sentences:
+            m = pattern.search(sentence.text)
+            if m and _usable_answer(m.group(), sentence.text):
+                targets.append(
+                    Target(
+                        fact=sentence.text,
+                        fact_start=sentence.start,
+                        answer=m.group(),
+                        answer_start=sentence.start + m.start(),
+                        kind="concept",
+                        sentence_index=sentence.index,
+                        # The model lists the most important concepts first.
+                        score=round(max(0.5, _BASE_SCORE["concept"] - 0.02 * rank), 4),
+                    )
+                )
+                break
+    return targets
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def _claim(
+    spans: list[tuple[int, int, TargetKind, float]],
+    sentence: str,
+    start: int,
+    end: int,
+    kind: TargetKind,
+    bonus: float,
+) -> None:
+    """Record a span unless an earlier (higher-priority) finder already took part of it:
+    dates before numbers before names before phrases."""
+    start, end = _trim(sentence, start, end)
+    if end > start and not any(s < end and start < e for s, e, _, _ in spans):
+        spans.append((start, end, kind, bonus))
+
+
+def _dedupe_answers(
+    sentence: str, spans: list[tuple[int, int, TargetKind, float]]
+) -> list[tuple[int, int, TargetKind, float]]:
+    """One candidate per answer text in a sentence: its first occurrence."""
+    seen: set[str] = set()
+    kept = []
+    for span in sorted(spans, key=lambda s: s[0]):
+        key = sentence[span[0] : span[1]].casefold()
+        if key not in seen:
+            seen.add(key)
+            kept.append(span)
+    return kept
+
+
+def _check_sentences(passage_text: str, sentences: Sequence[Sentence]) -> None:
+    for s in sentences:
+        if passage_text[s.start : s.end] != s.text:
+            raise ValueError(
+                f"sentence {s.index} is not the passage's text at {s.start}:{s.end}; split the "
+                "same text that is passed here."
+            )
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Drop surrounding spaces and punctuation that regexes may have taken along."""
+    while start < end and (text[start].isspace() or text[start] in ",;:"):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in ",;:"):
+        end -= 1
+    return start, end
+
+
+def _usable_answer(answer: str, sentence: str) -> bool:
+    words = answer.split()
+    if not words or len(words) > MAX_ANSWER_WORDS:
+        return False
+    if answer.strip(" .,;:!?\"'") == sentence.strip(" .,;:!?\"'"):
+        return False
+    lowered = answer.casefold()
+    return lowered not in STOPWORDS and lowered not in PRONOUNS
