@@ -189,7 +189,9 @@ def markdown(data: dict[str, Any], command: str) -> str:
         md += [
             "",
             f"Validity, the same items with either file ({v['n']['qgeval']} QGEval questions, "
-            f"{v['n']['variants']} NACo-style variants; intervals: 95% bootstrap by item):",
+            f"{v['n']['variants']} NACo-style variants; intervals: 95% bootstrap by item; "
+            f"measured by `{data.get('validity_command', command)}` at revision "
+            f"{data.get('validity_revision', data['revision'])}):",
             "",
             "| measure | Q4_1 (packaged) | Q8_0 copy |",
             "| --- | --- | --- |",
@@ -226,7 +228,23 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--items", type=int, default=0, help="validity on N + N items (0: skip)")
+    parser.add_argument(
+        "--keep-validity",
+        action="store_true",
+        help="time the files only; keep the validity table of the last results (it takes an "
+        "hour on 2 busy cores and does not depend on the machine's load)",
+    )
     args = parser.parse_args()
+    kept: dict[str, Any] = {}
+    if args.keep_validity:
+        import json
+
+        last = json.loads((Path(__file__).parent / "results" / "tensor_type.json").read_text())
+        kept = {
+            "validity": last["validity"],
+            "validity_revision": last.get("validity_revision", last["revision"]),
+            "validity_command": last.get("validity_command", last.get("command", "")),
+        }
     with tempfile.TemporaryDirectory() as tmp:
         paths = files(Path(tmp))
         data: dict[str, Any] = {
@@ -236,11 +254,14 @@ def main() -> None:
             "reps": args.reps,
             "speed": speed(paths, args.reps, args.threads),
         }
+        command = f"bench/tensor_type.py --reps {args.reps} --threads {args.threads}"
         if args.items:
             data["validity"] = validity(paths, args.items, args.threads)
-    command = f"bench/tensor_type.py --reps {args.reps} --threads {args.threads}"
-    if args.items:
-        command += f" --items {args.items}"
+            command += f" --items {args.items}"
+            data.update(validity_revision=data["revision"], validity_command=command)
+        data.update(kept)
+        if args.keep_validity:
+            command += " --keep-validity"
     text = markdown(data, command)
     write_results("tensor_type", data, text)
     print(text)
