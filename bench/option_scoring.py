@@ -21,6 +21,7 @@ Results in bench/results/option_scoring.{json,md}.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import time
@@ -169,6 +170,7 @@ def main() -> None:
     all_items = items(args.items + 3)  # one warm-up item, two more for the distractor pools
     ctx = MetricContext(settings=Settings(n_threads=args.threads))
     recorder = Recorder()
+    load_before = os.getloadavg()[0]
     seconds: dict[str, dict[str, list[float]]] = {}
     scoring: dict[str, dict[str, list[float]]] = {}
     with recorder.installed():
@@ -200,8 +202,10 @@ def main() -> None:
         differences = replay(calls)
     set_mode("batched")
 
+    load = (load_before, os.getloadavg()[0])
     info = machine()
     data: dict[str, Any] = {
+        "load_average_1min": load,
         "machine": info,
         "revision": git_revision(),
         "items": args.items,
@@ -218,7 +222,9 @@ def main() -> None:
         f"{info['date']}; {info['cpu']}, {info['logical_cpus']} logical CPUs, "
         f"{args.threads} llama.cpp thread(s). Default roles (solvers SmolLM2-135M and "
         f"Gemma-3-270M, qa SmolLM2-135M, MiniLM); {args.items} SQuAD MCQs after one warm-up "
-        "item; both modes on every item, alternating which goes first; medians.",
+        "item; both modes on every item, alternating which goes first; medians. Load average "
+        f"(1 min) {load[0]:.1f} at the start, {load[1]:.1f} at the end: other work shared the "
+        "machine, so the ratios (taken within one run) say more than the seconds.",
         "",
         '"Cold": kept prompt states and remembered answers dropped before the call (a first '
         'score). "Warm": remembered answers dropped, prompt states kept (a re-score after an '
