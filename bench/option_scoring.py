@@ -140,6 +140,7 @@ def replay(calls: list[tuple[LlamaCppProvider, str, tuple[str, ...], Any]]) -> d
             },
         )
         results = {}
+        provider.batch_options = True  # "reuse" batches; "sequential" never does
         for mode in MODES if n % 2 == 0 else MODES[::-1]:
             provider._get().memo.clear()
             strategy = "reuse" if mode == "batched" else "sequential"
