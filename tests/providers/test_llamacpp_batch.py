@@ -78,7 +78,7 @@ def test_batched_close_to_sequential_with_the_same_best_option(fixture, request)
         assert a.option == b.option and a.n_tokens == b.n_tokens
         # The first token of every option is predicted by the prefix's last row, the same
         # decode on both paths; the rest by a batch of another size: llama.cpp's CPU
-        # kernels then differ in the last digits (measured up to 0.13 nats per token,
+        # kernels then differ (measured up to 0.46 nats per token on SQuAD items,
         # bench/option_scoring.py).
         assert a.token_logprobs[0] == b.token_logprobs[0]
         assert abs(a.total - b.total) < 0.3

@@ -537,9 +537,10 @@ class LlamaCppProvider(Provider):
         merged across the boundary is scored as part of the option), identical on every path.
 
         llama.cpp's CPU matrix kernels depend on the batch size, so the batched and the
-        sequential paths give slightly different numbers for an option's second and later
-        tokens (bench/option_scoring.py measures how much), and evaluating prefix and option
-        in one single batch differs too (up to ~5e-3 nats measured on Gemma 3 Q4_K_M);
+        sequential paths give different numbers for an option's second and later tokens (up
+        to 0.46 nats per token on SQuAD items, bench/option_scoring.py), and evaluating
+        prefix and option in one single batch differs too (up to ~5e-3 nats measured on
+        Gemma 3 Q4_K_M);
         `_score_single_pass` exists to measure that in the tests and the benchmark. Each
         path is deterministic: which one runs depends only on the prompt, the options and the
         provider's settings, never on the calls before.
