@@ -52,6 +52,7 @@ bench: install
 	$(BIN)/python bench/scaling.py
 	$(BIN)/python bench/bank.py
 	$(BIN)/python bench/metrics.py
+	$(BIN)/python bench/option_scoring.py
 	$(BIN)/python bench/generation.py
 	$(BIN)/python bench/gui.py
 	$(BIN)/python bench/report.py

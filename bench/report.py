@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ["providers", "scaling", "bank", "metrics", "generation", "gui"]
+ORDER = ["providers", "scaling", "bank", "metrics", "option_scoring", "generation", "gui"]
 
 HEADER = """# Benchmarks
 

@@ -13,6 +13,7 @@ twice. Models load lazily on first use.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import copy
 import json
 import os
@@ -48,6 +49,13 @@ from quizsmith.providers.prompt_pieces import Piece, split_prompt
 if TYPE_CHECKING:
     from quizsmith.providers.catalog import CatalogModel
     from quizsmith.settings import Settings
+
+#: Sequences of a loaded context (llama.cpp's n_seq_max): sequence 0 holds the prompt, the
+#: others one option each, so up to OPTION_SEQUENCES - 1 options are scored in one batch.
+#: The KV cache is unified (one pool of n_ctx cells for all sequences, the prefix cells shared
+#: by seq_cp, not copied), so more sequences cost no KV memory; a question with more options
+#: is scored one option at a time.
+OPTION_SEQUENCES = 16
 
 #: Finished deterministic calls kept per model (greedy, or seeded sampling): a re-score of an
 #: item whose question did not change (a distractor was edited) repeats NACo's calls exactly.
@@ -119,6 +127,7 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
                 f"llama.cpp could not load {path.name}: {exc}.",
                 "The file may be damaged or use an architecture this llama.cpp does not know.",
             ) from exc
+        _allow_sequences(llm, OPTION_SEQUENCES)
         train_ctx = int(llm.n_ctx_train()) if hasattr(llm, "n_ctx_train") else n_ctx
         template = bool(llm.metadata.get("tokenizer.chat_template"))
         loaded = _Loaded(llm, threading.RLock(), min(n_ctx, train_ctx), template)
@@ -128,6 +137,29 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
             atexit.register(unload_all)
         _models[key] = loaded
         return loaded
+
+
+def _allow_sequences(llm: Any, n_seq: int) -> None:
+    """Give `llm` a context with `n_seq` sequences in one unified KV cache. Llama() has no
+    argument for either (it builds its context with one sequence), so the context is built
+    again from Llama's own parameters. Unified: without it llama.cpp gives every sequence
+    n_ctx / n_seq cells, and a long passage would no longer fit sequence 0."""
+    from llama_cpp import _internals
+
+    params = llm.context_params
+    params.n_seq_max = n_seq
+    params.kv_unified = True
+    try:
+        ctx = _internals.LlamaContext(model=llm._model, params=params, verbose=False)
+    except ValueError as exc:
+        llm.close()
+        raise ProviderError(
+            f"llama.cpp could not create a context with {n_seq} sequences: {exc}.",
+            "Lower n_ctx in settings.",
+        ) from exc
+    old = llm._ctx
+    llm._ctx = llm._stack.enter_context(contextlib.closing(ctx))
+    old.close()  # its KV cache would otherwise stay allocated until the model is closed
 
 
 def unload_all() -> None:
@@ -190,12 +222,20 @@ class LlamaCppProvider(Provider):
         chat: bool | None = None,
         n_ctx: int = 4096,
         n_threads: int = 0,
+        batch_options: bool = False,
     ) -> None:
         self.model_path = Path(model_path)
         self.model_id = model_id or f"gguf:{self.model_path.stem}"
         self._chat_flag = chat
         self.n_ctx = n_ctx
         self.n_threads = n_threads or physical_cores()
+        #: Score a question's options in one multi-sequence batch (option_logprobs). Off by
+        #: default, by measurement (bench/option_scoring.py): it saves 0-7% of a first KDA or
+        #: EXAM score, and it moves an option's second and later tokens by up to 0.46 nats,
+        #: which the shipped overall model's signals and the evaluation tables were not
+        #: computed with. The sequential path on the multi-sequence context is bit-identical
+        #: to the single-sequence one (checked), so nothing a teacher sees changes.
+        self.batch_options = batch_options
         self._loaded: _Loaded | None = None
 
     # -- loading -----------------------------------------------------------------------------
@@ -517,18 +557,26 @@ class LlamaCppProvider(Provider):
 
         The prompt is evaluated in fixed pieces: `reuse_prefix` (leading parts of `prefix`
         that later calls repeat, e.g. the text a solver reads; their state is kept, see
-        llamacpp_state), then the rest of the prefix the options share, then each option.
-        strategy "reuse" (the default): the shared prefix is evaluated once and kept; each
-        option then only evaluates its own tokens. "scratch": everything is evaluated again
-        for every option from an empty cache with the same pieces (the reference the reuse
-        path must match). "single-pass": prefix and option in one batch, see below.
-        Tokenisation is that of prefix+option as one string (so a token merged across the
-        boundary is scored as part of the option), identical on every path.
+        llamacpp_state), then the rest of the prefix the options share, then the options.
+        strategy "reuse" (the default): the shared prefix is evaluated once and kept; then
+        all options are evaluated in one batch, each in its own sequence after the prefix
+        (`_score_batched`), or, when they do not fit one batch (more than
+        OPTION_SEQUENCES - 1 options, more tokens than n_batch or the context's cells) or
+        the provider was built with batch_options=False, one option after another
+        (`_score_with_shared_prefix`). "sequential": always one after another. "scratch":
+        the path "reuse" takes, with everything evaluated again from an empty cache (the
+        reference the reuse must match bit for bit). "single-pass": prefix and option in one
+        batch, see below. Tokenisation is that of prefix+option as one string (so a token
+        merged across the boundary is scored as part of the option), identical on every path.
 
-        Evaluating prefix and option in one single batch instead gives slightly different
-        numbers on K-quant models (up to ~5e-3 nats measured on Gemma 3 Q4_K_M): llama.cpp's
-        CPU matrix kernels depend on the batch size. `_score_single_pass` exists to measure
-        that in the tests and the benchmark.
+        llama.cpp's CPU matrix kernels depend on the batch size, so the batched and the
+        sequential paths give different numbers for an option's second and later tokens (up
+        to 0.46 nats per token on SQuAD items, bench/option_scoring.py), and evaluating
+        prefix and option in one single batch differs too (up to ~5e-3 nats measured on
+        Gemma 3 Q4_K_M);
+        `_score_single_pass` exists to measure that in the tests and the benchmark. Each
+        path is deterministic: which one runs depends only on the prompt, the options and the
+        provider's settings, never on the calls before.
         """
         if not options:
             return []
@@ -558,13 +606,19 @@ class LlamaCppProvider(Provider):
             # same numbers bit for bit (tests/providers/test_llamacpp_reuse.py): remembered,
             # so a live re-score (NACo's answer and the overall estimate's signals rank the
             # same candidates) does not decode them twice.
-            memo_key = ("option_logprobs", tuple(map(tuple, fulls)), tuple(cuts), strategy)
+            batched = self.batch_options and self._fits_one_batch(loaded, fulls, shared)
+            # The path taken joins the memo key: the paths differ in the last digits.
+            path = ("batched" if batched else "sequential") if strategy == "reuse" else strategy
+            memo_key = ("option_logprobs", tuple(map(tuple, fulls)), tuple(cuts), path)
             remembered = loaded.memo.get(memo_key)
             if remembered is not None:
                 loaded.memo.move_to_end(memo_key)
                 return list(remembered)
             try:
-                if strategy == "reuse":
+                if path == "batched" or (strategy == "scratch" and batched):
+                    fresh = strategy == "scratch"
+                    results = self._score_batched(loaded, fulls, starts, shared, cuts, fresh=fresh)
+                elif path == "sequential":
                     results = self._score_with_shared_prefix(loaded, fulls, starts, shared, cuts)
                 elif strategy == "single-pass":
                     loaded.live = None
@@ -593,7 +647,7 @@ class LlamaCppProvider(Provider):
                 OptionLogprob(o, sum(lps), sum(lps) / len(lps), len(lps), tuple(lps))
                 for o, lps in zip(options, results, strict=True)
             ]
-            if strategy == "reuse":
+            if strategy in ("reuse", "sequential"):
                 loaded.memo[memo_key] = tuple(scored)
                 while len(loaded.memo) > MEMO_ENTRIES:
                     loaded.memo.popitem(last=False)
@@ -650,6 +704,77 @@ class LlamaCppProvider(Provider):
                 logits = np.concatenate([last, rest])
             else:
                 logits = last
+            # logits[k] predicts full[shared + k]; the option's own tokens start at `start`.
+            results.append(self._option_scores(logits[start - shared :], full[start:]))
+        return results
+
+    @staticmethod
+    def _fits_one_batch(loaded: _Loaded, fulls: list[list[int]], shared: int) -> bool:
+        """Whether every option's tokens after the shared prefix go into one decode: a
+        sequence each (sequence 0 is the prefix's), at most n_batch tokens, and free cells
+        for all of them after the prefix (the sequences share one pool of n_ctx cells)."""
+        from llama_cpp import llama_cpp as lib
+
+        llm = loaded.llm
+        evaluated = sum(len(f) - shared - 1 for f in fulls)  # an option's last token: no input
+        return (
+            len(fulls) < int(lib.llama_n_seq_max(llm._ctx.ctx))
+            and evaluated <= llm.n_batch
+            and shared + evaluated <= loaded.n_ctx
+        )
+
+    def _score_batched(
+        self,
+        loaded: _Loaded,
+        fulls: list[list[int]],
+        starts: list[int],
+        shared: int,
+        cuts: list[int],
+        *,
+        fresh: bool = False,
+    ) -> list[list[float]]:
+        """The shared prefix in sequence 0 (kept states as on the sequential path), then one
+        decode with option i's tokens in sequence i + 1 at positions shared.. . seq_cp only
+        tags the prefix's cells with the other sequences' ids: nothing is copied."""
+        import numpy as np
+        from llama_cpp import llama_cpp as lib
+
+        llm = loaded.llm
+        k = start_from(loaded, fulls[0][:shared], cuts, fresh=fresh)
+        # Positions k..shared-1 of the shared prefix; the last row predicts token `shared`.
+        last = self._decode(llm, fulls[0][k:shared], k, logits_from=shared - k - 1)
+        memory = llm._ctx.memory
+        batch = llm._batch.batch
+        n = 0
+        try:
+            for seq, full in enumerate(fulls, start=1):
+                tail = full[shared:-1]  # the last token is only predicted, never an input
+                if not tail:
+                    continue
+                lib.llama_memory_seq_cp(memory, 0, seq, 0, shared)
+                for j, token in enumerate(tail):
+                    batch.token[n] = token
+                    batch.pos[n] = shared + j
+                    batch.n_seq_id[n] = 1
+                    batch.seq_id[n][0] = seq
+                    batch.logits[n] = True
+                    n += 1
+            batch.n_tokens = n
+            rows = np.zeros((0, llm.n_vocab()), dtype=np.float32)
+            if n:
+                llm._ctx.decode(llm._batch)
+                n_vocab = llm.n_vocab()
+                logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n * n_vocab,))
+                rows = logits.reshape(n, n_vocab).copy()
+        finally:
+            # Only sequence 0's prefix stays (what loaded.live and the kept states describe).
+            lib.llama_memory_seq_keep(memory, 0)
+        results = []
+        at = 0
+        for full, start in zip(fulls, starts, strict=True):
+            count = len(full) - shared - 1
+            logits = np.concatenate([last, rows[at : at + count]])
+            at += count
             # logits[k] predicts full[shared + k]; the option's own tokens start at `start`.
             results.append(self._option_scores(logits[start - shared :], full[start:]))
         return results
