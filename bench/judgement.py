@@ -91,13 +91,29 @@ def with_ci(x: np.ndarray, y: np.ndarray, stat: Callable[..., float] = pearson) 
     return {"value": round(stat(x, y), 3), "ci95": interval(x, y, stat), "n": len(x)}
 
 
+def a2_verdict(model: Any, item: Any) -> str:
+    """NACo's A.2 naturalness verdict on an item, greedy (the `not-a-question` flag)."""
+    from quizsmith.metrics import naco_prompts as prompts
+    from quizsmith.metrics.naco import _ECHOED, _find_verdict, split_passages
+
+    passages = split_passages(item)
+    head = model.chat(
+        [{"role": "user", "content": prompts.a2_prompt(passages, item.stem)}],
+        max_tokens=64,
+        temperature=0.0,
+        seed=0,
+        reuse_prefix=prompts.a2_reading(passages),
+    ).text
+    return str(_find_verdict(_ECHOED.sub(" ", head)))
+
+
 def naco_parts(records: list[EvalRecord], n: int, part: str, threads: int) -> dict[str, Any]:
     """NACo's fewshot answer F1 by free-text generation (`part` "greedy") or the A.2
     naturalness verdict (`part` "verdict") for the first n records, cached by record key in
     bench/results/naco-<part>.jsonl."""
     from quizsmith.metrics import naco_prompts as prompts
     from quizsmith.metrics.base import MetricContext
-    from quizsmith.metrics.naco import _ECHOED, NacoMetric, _find_verdict, split_passages
+    from quizsmith.metrics.naco import NacoMetric, split_passages
     from quizsmith.metrics.squad import f1_score
 
     cache_file = RESULTS / f"naco-{part}.jsonl"
@@ -118,14 +134,7 @@ def naco_parts(records: list[EvalRecord], n: int, part: str, threads: int) -> di
             passages = split_passages(record.item)
             value: Any
             if part == "verdict":
-                head = verdict_model.chat(
-                    [{"role": "user", "content": prompts.a2_prompt(passages, record.item.stem)}],
-                    max_tokens=64,
-                    temperature=0.0,
-                    seed=0,
-                    reuse_prefix=prompts.a2_reading(passages),
-                ).text
-                value = _find_verdict(_ECHOED.sub(" ", head))
+                value = a2_verdict(verdict_model, record.item)
             else:
                 text = answer_model.complete(
                     prompts.fewshot_answer_prompt(passages, record.item.stem),

@@ -92,11 +92,9 @@ def _r(x: np.ndarray, y: np.ndarray) -> float:
 
 def validity(paths: dict[str, Path], n: int, threads: int) -> dict[str, Any]:
     sys.path.insert(0, str(Path(__file__).parent))
-    from judgement import SHARED, interleaved_qgeval
+    from judgement import SHARED, a2_verdict, interleaved_qgeval
     from quizsmith.evaluation.adapters import load_records
     from quizsmith.evaluation.sampling import stratified_sample
-    from quizsmith.metrics import naco_prompts as prompts
-    from quizsmith.metrics.naco import _ECHOED, _find_verdict, split_passages
     from quizsmith.providers.llamacpp import LlamaCppProvider
     from quizsmith.quality.signals import FLUENCY_PREFIX
 
@@ -111,16 +109,8 @@ def validity(paths: dict[str, Path], n: int, threads: int) -> dict[str, Any]:
     for name, records in sets.items():
         for record in records:
             row: dict[str, Any] = {"set": name, "labels": record.labels, "role": record.role}
-            passages = split_passages(record.item)
             for kind, provider in providers.items():
-                head = provider.chat(
-                    [{"role": "user", "content": prompts.a2_prompt(passages, record.item.stem)}],
-                    max_tokens=64,
-                    temperature=0.0,
-                    seed=0,
-                    reuse_prefix=prompts.a2_reading(passages),
-                ).text
-                row[f"verdict {kind}"] = _find_verdict(_ECHOED.sub(" ", head))
+                row[f"verdict {kind}"] = a2_verdict(provider, record.item)
                 row[f"fluency {kind}"] = provider.option_logprobs(
                     FLUENCY_PREFIX, [record.item.stem]
                 )[0].mean

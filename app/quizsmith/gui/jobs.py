@@ -4,36 +4,7 @@ here, under the names they always had."""
 
 from __future__ import annotations
 
-from quizsmith.operations.jobs import (
-    GeneratedBatch,
-    JobFactory,
-    all_metrics,
-    content_signature,
-    default_live_metrics,
-    exam_check_job,
-    generate_job,
-    live_order,
-    load_passage_job,
-    metric_context,
-    refit_overall_job,
-    score_and_store_job,
-    score_draft_job,
-    store_if_current,
-)
+from quizsmith.operations import jobs as _jobs
+from quizsmith.operations.jobs import *  # noqa: F403 - the same names, listed in its __all__
 
-__all__ = [
-    "GeneratedBatch",
-    "JobFactory",
-    "all_metrics",
-    "content_signature",
-    "default_live_metrics",
-    "exam_check_job",
-    "generate_job",
-    "live_order",
-    "load_passage_job",
-    "metric_context",
-    "refit_overall_job",
-    "score_and_store_job",
-    "score_draft_job",
-    "store_if_current",
-]
+__all__ = list(_jobs.__all__)
