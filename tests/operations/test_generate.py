@@ -62,3 +62,24 @@ def test_generated_items_reach_the_bank_as_they_are_made(bank: ItemBank, tmp_pat
     assert batch.changes.items == set(batch.changes.created)
     assert [it.id for it in bank.items_of_passage(passage.id)] == list(batch.changes.created)
     assert len(out.read_text(encoding="utf-8").splitlines()) == len(stored)
+
+
+def test_the_desktop_generate_job_reads_the_banks_expected_complexity(
+    bank: ItemBank, sample: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NACo's expected step count comes from the bank's accepted items, in the app as in the
+    CLI (it was left out of the app's generate job)."""
+    from quizsmith.operations import jobs
+
+    seen: dict[str, object] = {}
+
+    def fake_generate(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        seen.update(kwargs)
+        return GeneratedBatch([])
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(jobs, "generate_into_bank", fake_generate)
+    monkeypatch.setattr(jobs, "prepare_models", lambda settings: None)
+    passage = bank.get_passage(sample["passage"])
+    run_to_end(jobs.generate_job(bank, passage, GenerationRequest(n=1), Settings())(CancelToken()))
+    assert seen["expected_complexity"] == bank.expected_complexity

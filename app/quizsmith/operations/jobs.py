@@ -151,7 +151,16 @@ def generate_job(bank: ItemBank, passage: Passage, request: Any, settings: Setti
         yield Progress("Loading the models", 0, request.n)
         prepare_models(settings)
         keeper = ItemKeeper(bank, None, rescue=False)
-        return (yield from generate_into_bank(passage, request, settings, token, keeper))
+        return (
+            yield from generate_into_bank(
+                passage,
+                request,
+                settings,
+                token,
+                keeper,
+                expected_complexity=bank.expected_complexity,  # as the CLI does
+            )
+        )
 
     return job
 
