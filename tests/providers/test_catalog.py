@@ -20,8 +20,7 @@ def test_bundled_models_are_described_and_installed() -> None:
         assert catalog.is_installed(m)
         path = catalog.locate(m)
         assert path.exists()
-    # SmolLM2 runs from its Q8_0 copy (made on first use when `models --prepare` has not).
-    assert catalog.locate(models["smollm2-135m-instruct"]).name == "SmolLM2-135M-Instruct.Q8_0.gguf"
+    assert catalog.locate(models["smollm2-135m-instruct"]).name == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert (catalog.locate(models["all-minilm-l6-v2"]) / "config.json").exists()
 
 

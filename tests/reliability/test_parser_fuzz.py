@@ -339,3 +339,14 @@ def test_mre_scores_or_says_not_scored(texts: list[str]) -> None:
     # The paraphrases come from the fuzzed text; the similarity scores are the real MiniLM ones.
     provider = ScriptedProvider(texts)
     _check(mre.MreMetric().score(ITEM, _ctx(provider, mre={"n_paraphrases": 3})))
+
+
+def test_parse_json_output_reads_a_raw_newline_inside_a_string() -> None:
+    # What SmolLM2 wrote through llama.cpp's server with a schema grammar (a real answer).
+    text = '{ "question": "Paris is the capital of France", "answer": "Q: Which city?\nA: Paris" } '
+    assert parse_json_output(text) == {
+        "question": "Paris is the capital of France",
+        "answer": "Q: Which city?\nA: Paris",
+    }
+    with pytest.raises(OutputParseError):
+        parse_json_output('{"question": "unterminated')

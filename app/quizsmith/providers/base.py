@@ -215,14 +215,17 @@ def parse_json_output(text: str) -> Any:
     if stripped.startswith("```"):
         stripped = stripped.strip("`")
         stripped = stripped.split("\n", 1)[1] if "\n" in stripped else stripped
+    # strict=False: a raw newline or tab inside a string is read as itself. Small models
+    # write them (the JSON grammar llama.cpp's server builds from a schema lets them through),
+    # and refusing the whole answer for one would lose a readable item.
     try:
-        return json.loads(stripped)
+        return json.loads(stripped, strict=False)
     except json.JSONDecodeError:
         pass
     start, end = stripped.find("{"), stripped.rfind("}")
     if 0 <= start < end:
         try:
-            return json.loads(stripped[start : end + 1])
+            return json.loads(stripped[start : end + 1], strict=False)
         except json.JSONDecodeError:
             pass
     raise OutputParseError(

