@@ -42,6 +42,7 @@ class LengthMetric(Metric):
 
     name: ClassVar[str] = "gui-test-length"
     title: ClassVar[str] = "LEN"
+    reports_parts: ClassVar[bool] = True
     needs_passage: ClassVar[bool] = False
     delay: ClassVar[float] = 0.0
     #: When set, reported as a finished part (ctx.part) before the delay.

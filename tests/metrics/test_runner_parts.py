@@ -19,6 +19,7 @@ from quizsmith.metrics.runner import PartStep, ScoredStep, score_items
 class TwoPartMetric(Metric):
     name: ClassVar[str] = "test-two-parts"
     title: ClassVar[str] = "Two parts"
+    reports_parts: ClassVar[bool] = True
     fail: ClassVar[bool] = False
     #: When set, the metric waits for it after its first part (the test cancels meanwhile).
     gate: ClassVar[threading.Event | None] = None
@@ -97,3 +98,23 @@ def test_cancel_between_parts_stops_the_job(metric: Any) -> None:
     metric.gate.set()
     with pytest.raises(CancelledError):
         list(job)
+
+
+def test_a_metric_that_does_not_declare_parts_runs_on_the_jobs_thread(metric: Any) -> None:
+    threads: list[str] = []
+
+    class Quiet(TwoPartMetric):
+        name: ClassVar[str] = "test-quiet"
+        reports_parts: ClassVar[bool] = False
+
+        def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
+            threads.append(threading.current_thread().name)
+            return super().compute(item, ctx)
+
+    registry.register(Quiet.name, Quiet)
+    try:
+        events, _ = run_to_end(score_items([_item()], [Quiet.name], MetricContext(), parts=True))
+    finally:
+        registry.metrics._registered.pop(Quiet.name, None)
+    assert [type(e.payload) for e in events] == [ScoredStep]  # its ctx.part calls go nowhere
+    assert threads == [threading.current_thread().name]

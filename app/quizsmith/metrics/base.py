@@ -130,6 +130,9 @@ class Metric:
     in_score_all: ClassVar[bool] = True
     #: It reads other metrics' stored results, so it runs after them.
     reads_scores: ClassVar[bool] = False
+    #: It calls `ctx.part` while it runs (several slow model calls, e.g. NACo): a live
+    #: re-score then runs it on a helper thread so the parts reach the chips as they come.
+    reports_parts: ClassVar[bool] = False
     #: Item types whose generated candidates it ranks (generation/rank.py).
     rank_item_types: ClassVar[tuple[str, ...]] = ()
     #: Item types of a kept generated item it scores, if it is live by default (None: all of

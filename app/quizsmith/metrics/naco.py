@@ -154,6 +154,7 @@ class NacoMetric(Metric):
     chip_label: ClassVar[str] = "NACo"
     chart_label: ClassVar[str] = "NACo"
     live_by_default: ClassVar[bool] = True
+    reports_parts: ClassVar[bool] = True
     batch_by_default: ClassVar[bool] = True
     # It asks whether the text is a natural, answerable question, so it does not judge a
     # generated true/false statement (and cloze items are not ranked, so not scored).

@@ -49,8 +49,8 @@ def score_items(
     """Yields a Progress (payload: ScoredStep) after every (item, metric). Items are updated
     in place as they go, so whatever finished before a cancel is kept. With `skip_scored`,
     an (item, metric) that already has a result is left as it is (a stopped batch resumes).
-    With `parts`, a Progress (payload: PartStep) also comes as each part of a metric
-    finishes (the item editor's live chips)."""
+    With `parts`, a Progress (payload: PartStep) also comes as each part of a metric that
+    `reports_parts` finishes (the item editor's live chips)."""
     metrics = [registry.get(name)() for name in metric_names]
     total = len(items) * len(metrics)
     done = 0
@@ -60,7 +60,7 @@ def score_items(
             if skip_scored and metric.name in item.scores:
                 done += 1
                 continue
-            if parts:
+            if parts and metric.reports_parts:
                 result = yield from _score_with_parts(metric, item, ctx)
             else:
                 result = metric.score(item, ctx)

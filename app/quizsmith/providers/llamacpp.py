@@ -94,12 +94,15 @@ class _Loaded:
     memo: OrderedDict[tuple[Any, ...], Any] = field(default_factory=OrderedDict)
 
 
-_models: dict[tuple[str, int, int], _Loaded] = {}
+_models: dict[tuple[str, int, int, int], _Loaded] = {}
 _models_lock = threading.Lock()
 
 
-def _load_shared(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
-    key = (str(path.resolve()), n_ctx, n_threads)
+def _load_shared(path: Path, n_ctx: int, n_threads: int, n_seq: int = 1) -> _Loaded:
+    """The loaded model for these settings, shared by every provider that asks for them.
+    `n_seq` > 1 (batched option scoring, off by default) is a context of its own: the
+    default path keeps llama-cpp-python's own one-sequence context, untouched."""
+    key = (str(path.resolve()), n_ctx, n_threads, n_seq)
     with _models_lock:
         loaded = _models.get(key)
         if loaded is not None:
@@ -127,7 +130,8 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
                 f"llama.cpp could not load {path.name}: {exc}.",
                 "The file may be damaged or use an architecture this llama.cpp does not know.",
             ) from exc
-        _allow_sequences(llm, OPTION_SEQUENCES)
+        if n_seq > 1:
+            _allow_sequences(llm, n_seq)
         train_ctx = int(llm.n_ctx_train()) if hasattr(llm, "n_ctx_train") else n_ctx
         template = bool(llm.metadata.get("tokenizer.chat_template"))
         loaded = _Loaded(llm, threading.RLock(), min(n_ctx, train_ctx), template)
@@ -233,8 +237,9 @@ class LlamaCppProvider(Provider):
         #: default, by measurement (bench/option_scoring.py): it saves 0-7% of a first KDA or
         #: EXAM score, and it moves an option's second and later tokens by up to 0.46 nats,
         #: which the shipped overall model's signals and the evaluation tables were not
-        #: computed with. The sequential path on the multi-sequence context is bit-identical
-        #: to the single-sequence one (checked), so nothing a teacher sees changes.
+        #: computed with. A provider with it on loads a 16-sequence context of its own; the
+        #: default keeps llama-cpp-python's one-sequence context, so nothing a teacher sees
+        #: changes.
         self.batch_options = batch_options
         self._loaded: _Loaded | None = None
 
@@ -243,7 +248,8 @@ class LlamaCppProvider(Provider):
         # A provider that outlived `unload_all` (a long-lived caller, a test session) loads
         # the model again rather than touch a freed llama.cpp context (a segfault).
         if self._loaded is None or self._loaded.closed:
-            self._loaded = _load_shared(self.model_path, self.n_ctx, self.n_threads)
+            n_seq = OPTION_SEQUENCES if self.batch_options else 1
+            self._loaded = _load_shared(self.model_path, self.n_ctx, self.n_threads, n_seq)
         return self._loaded
 
     @property
