@@ -41,7 +41,7 @@ def metric() -> Iterator[type[TwoPartMetric]]:
     TwoPartMetric.gate = None
     registry.register(TwoPartMetric.name, TwoPartMetric)
     yield TwoPartMetric
-    registry.metrics._registered.pop(TwoPartMetric.name, None)
+    registry.unregister(TwoPartMetric.name)
 
 
 def _item() -> Item:
@@ -115,6 +115,6 @@ def test_a_metric_that_does_not_declare_parts_runs_on_the_jobs_thread(metric: An
     try:
         events, _ = run_to_end(score_items([_item()], [Quiet.name], MetricContext(), parts=True))
     finally:
-        registry.metrics._registered.pop(Quiet.name, None)
+        registry.unregister(Quiet.name)
     assert [type(e.payload) for e in events] == [ScoredStep]  # its ctx.part calls go nowhere
     assert threads == [threading.current_thread().name]
