@@ -92,19 +92,12 @@ def with_ci(x: np.ndarray, y: np.ndarray, stat: Callable[..., float] = pearson) 
 
 
 def a2_verdict(model: Any, item: Any) -> str:
-    """NACo's A.2 naturalness verdict on an item, greedy (the `not-a-question` flag)."""
-    from quizsmith.metrics import naco_prompts as prompts
-    from quizsmith.metrics.naco import _ECHOED, _find_verdict, split_passages
+    """NACo's A.2 naturalness verdict on an item, greedy (the `not-a-question` flag): the
+    metric's own call (verdict_tokens 64)."""
+    from quizsmith.metrics import naco
 
-    passages = split_passages(item)
-    head = model.chat(
-        [{"role": "user", "content": prompts.a2_prompt(passages, item.stem)}],
-        max_tokens=64,
-        temperature=0.0,
-        seed=0,
-        reuse_prefix=prompts.a2_reading(passages),
-    ).text
-    return str(_find_verdict(_ECHOED.sub(" ", head)))
+    passages = naco.split_passages(item)
+    return naco.a2_verdict(model, passages, item.stem, 64)[0]
 
 
 def naco_parts(records: list[EvalRecord], n: int, part: str, threads: int) -> dict[str, Any]:

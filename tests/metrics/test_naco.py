@@ -402,6 +402,38 @@ def test_fewshot_profile_uses_the_verdict_answer_and_steps_prompts() -> None:
     assert result.value == 0.0 and len(base.calls) == 2
 
 
+@pytest.mark.parametrize(
+    ("head", "verdict"),
+    [
+        ("1. Yes, it asks who.", "natural"),
+        ("1. The sentence is not a question.", "not a question"),
+        ("1 (b): Question unnatural\n2. Step by step reasoning", "Question unnatural"),
+        # part 2 is reasoning, not the verdict A.2 asks for in part 1
+        ("1. Yes, it asks who.\n2. Step by step: it is not a question of money", "natural"),
+        ("1. Yes.\n 2) Question unnatural", "natural"),
+        # echoing the instruction is not a verdict
+        ("1. If not, output 'not a question' and stop. It is one.", "natural"),
+    ],
+)
+def test_fewshot_verdict_reads_part_one_only(head: str, verdict: str) -> None:
+    from quizsmith.metrics.naco_parse import fewshot_verdict
+
+    assert fewshot_verdict(head) == verdict
+
+
+def test_fewshot_verdict_stops_where_part_two_begins() -> None:
+    instruct = Scripted("smollm2-135m-instruct", lambda p, kw: "1. Yes.", local=True)
+    base = Scripted("gemma3-270m", lambda p, kw: " Gustave Eiffel", local=True, chat_model=False)
+    settings_ = Settings(roles={"qa": "gemma3-270m", "generator": "smollm2-135m-instruct"})
+    ctx = MetricContext(settings=settings_, overrides={p.info.model: p for p in (instruct, base)})
+    NacoMetric().score(_item(), ctx)
+    call = instruct.calls[0]
+    assert list(call["stop"]) == ["\n2.", "\n2)"] and call["max_tokens"] == 64
+    # A backend that ignores stop strings (or writes part 2 differently) gives the same verdict.
+    instruct.reply = lambda p, kw: "1. Yes.\n2. Step 1: not a question of taste."
+    assert NacoMetric().score(_item(), ctx).values["n"] == 1
+
+
 def test_cancel_between_calls() -> None:
     from quizsmith.errors import CancelledError
 

@@ -20,9 +20,9 @@ Prompt profiles (metrics/profiles.py): "chat" sends the appendix A.2 prompt verb
 model and parses its free text, retrying once with JSON-constrained output when the format is
 broken. "fewshot" serves the bundled 135M-270M models, which never produce the A.2 format
 (measured: docs/metrics/naco-profiles.md); the same three criteria come from three short calls:
-the A.2 verdict (its first 64 tokens) from an instruct model, the answer from a few-shot
-extractive completion on a base model, the steps from that completion continued into numbered
-steps. Deviation: there the answer comes before the steps, since steps-first cost the 270M
+the A.2 verdict (part 1 of the response, at most 64 tokens: naco_parse.fewshot_verdict) from
+an instruct model, the answer from a few-shot extractive completion on a base model, the steps
+from that completion continued into numbered steps. Deviation: there the answer comes before the steps, since steps-first cost the 270M
 model most of its answer F1; the fewshot profile also decodes greedily (see defaults).
 Second deviation (option `answer_by`, default "likelihood"): the fewshot answer is chosen by
 likelihood among candidate answers (the spans of the passage sentence nearest the question,
@@ -56,12 +56,11 @@ from quizsmith.metrics.display import Threshold, number
 
 # The response parsing lives in naco_parse.py; these names stay importable from here.
 from quizsmith.metrics.naco_parse import (
-    _ECHOED,
     CotAnswer,
     NacoParseError,
     _find_steps,
-    _find_verdict,
     cot_from_json,
+    fewshot_verdict,
     parse_cot_answer,
 )
 from quizsmith.metrics.profiles import choose_profile, model_config
@@ -135,6 +134,29 @@ class _Sample:
     prompt_ids: list[str]
     retried: bool = False
     raw: str = ""
+
+
+def a2_verdict(
+    model: Provider,
+    passages: Sequence[str],
+    question: str,
+    max_tokens: int,
+    temperature: float = 0.0,
+    seed: int | None = 0,
+) -> tuple[str, str]:
+    """The fewshot profile's naturalness verdict and the text it was read from. The A.2 prompt
+    asks for the verdict first (part 1); a tiny model's A.2 answer never held an <ans> span
+    within 64 tokens (measured), so the generation stops where part 2 starts, or at
+    `max_tokens` (naco_parse.fewshot_verdict says why and what was measured)."""
+    head = model.chat(
+        [{"role": "user", "content": prompts.a2_prompt(passages, question)}],
+        max_tokens=max_tokens,
+        temperature=temperature,
+        seed=seed,
+        stop=list(prompts.VERDICT_STOPS),
+        reuse_prefix=prompts.a2_reading(passages),
+    ).text
+    return fewshot_verdict(head), head
 
 
 class NacoMetric(Metric):
@@ -371,16 +393,9 @@ class NacoMetric(Metric):
         opts: dict[str, Any],
     ) -> _Sample:
         question = item.stem
-        # Naturalness: the A.2 prompt's verdict, written first, so the first tokens suffice;
-        # the rest of a tiny model's A.2 answer never held an <ans> span (measured).
-        head = verdict_model.chat(
-            [{"role": "user", "content": prompts.a2_prompt(passages, question)}],
-            max_tokens=int(opts["verdict_tokens"]),
-            temperature=temperature,
-            seed=seed,
-            reuse_prefix=prompts.a2_reading(passages),
-        ).text
-        verdict = _find_verdict(_ECHOED.sub(" ", head))
+        verdict, head = a2_verdict(
+            verdict_model, passages, question, int(opts["verdict_tokens"]), temperature, seed
+        )
         ctx.cancel.raise_if_cancelled()
         if verdict != "natural":
             # A.2 tells the model to stop here; NACo is 0 whatever follows.

@@ -74,6 +74,22 @@ def parse_cot_answer(text: str) -> CotAnswer:
     return CotAnswer(1, answer, steps, verdict)
 
 
+#: Where part 2 of an A.2 response ("2. Step by step reasoning") starts.
+_PART_TWO = re.compile(r"\n\s*2\s*[.)]")
+
+
+def fewshot_verdict(head: str) -> str:
+    """The verdict of the fewshot profile: read from part 1 of the A.2 response only ("1. Your
+    response to 1a and 1b", the format A.2 asks for); the generation stops at part 2
+    (naco_prompts.VERDICT_STOPS). Measured on 300 items (150 QGEval, 150 NACo-style variants;
+    docs/metrics/naco-profiles.md): SmolLM2 reaches part 2 after a median 12 tokens instead of
+    using all 64, and every negative verdict kept was on a flawed variant (6 of 6), while 8 of
+    the 12 that only part 2 raised were on valid or QGEval questions."""
+    match = _PART_TWO.search(head)
+    part_one = head[: match.start()] if match else head
+    return _find_verdict(_ECHOED.sub(" ", part_one))
+
+
 def _find_verdict(text: str) -> str:
     # Only the part before the answer counts: A.2 asks for the verdict first, and reasoning
     # may later quote the phrase ("the passage says it is not a question of money").

@@ -18,7 +18,9 @@ A2_ID: Final = "naco.a2.v1"
 A2_STRICT_ID: Final = "naco.a2-json.v1"
 FEWSHOT_ANSWER_ID: Final = "naco.fewshot-answer.v2"
 FEWSHOT_STEPS_ID: Final = "naco.fewshot-steps.v2"
-VERDICT_ID: Final = "naco.a2-verdict.v1"
+VERDICT_ID: Final = "naco.a2-verdict.v2"
+#: The fewshot verdict stops where part 2 of the A.2 format begins (naco_parse.fewshot_verdict).
+VERDICT_STOPS: Final = ("\n2.", "\n2)")
 
 A2_TEMPLATE: Final = """\
 You will be given {count} context passage{plural} and a sentence. If the sentece is a \
