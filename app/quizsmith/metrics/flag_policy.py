@@ -65,9 +65,10 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
     ),
     "not-a-question": FlagRule(
         "info",
-        0.32,
-        "the 135M model's A.2 verdict: 6 of 19 flagged variant questions were non-questions "
-        "(recall 9%); 0 of 8 flagged QGEval questions were rated unclear or disfluent",
+        0.5,
+        "the 135M model's A.2 verdict (part 1): 6 of 12 flagged variant questions were "
+        "non-questions (recall 9%); 0 of 6 flagged QGEval questions were rated unclear or "
+        "disfluent",
     ),
     "too-easy": FlagRule("info", None, "step counts of a 270M model carry no signal (r 0.04)"),
     "too-hard": FlagRule("info", None, "step counts of a 270M model carry no signal (r 0.04)"),

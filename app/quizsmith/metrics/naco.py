@@ -22,8 +22,11 @@ broken. "fewshot" serves the bundled 135M-270M models, which never produce the A
 (measured: docs/metrics/naco-profiles.md); the same three criteria come from three short calls:
 the A.2 verdict (part 1 of the response, at most 64 tokens: naco_parse.fewshot_verdict) from
 an instruct model, the answer from a few-shot extractive completion on a base model, the steps
-from that completion continued into numbered steps. Deviation: there the answer comes before the steps, since steps-first cost the 270M
-model most of its answer F1; the fewshot profile also decodes greedily (see defaults).
+from that completion continued into numbered steps. Deviation: there the answer comes before
+the steps, since steps-first cost the 270M model most of its answer F1; the fewshot profile
+also decodes greedily (see defaults). Reading the verdict from part 1 only is a deviation too
+(v1 read the first 64 tokens): part 2 is reasoning, and the verdicts found only there were
+mostly on good questions (measured, naco_parse.fewshot_verdict).
 Second deviation (option `answer_by`, default "likelihood"): the fewshot answer is chosen by
 likelihood among candidate answers (the spans of the passage sentence nearest the question,
 the key and the distractors; quality/signals.py) instead of generated as free text. A 270M
