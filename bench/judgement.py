@@ -1,6 +1,6 @@
 """Does the offline judgement track people? Cross-validated, grouped by passage.
 
-    .venv/bin/python bench/judgement.py [--qgeval-passages 100] [--variant-groups 150]
+    .venv/bin/python bench/judgement.py [--qgeval-passages 200] [--variant-groups 150]
         [--greedy 225] [--cache-dir DIR] [--threads 1] [--ship]
 
 Data: QGEval's first N passages in an interleaved order (SQuAD and HotpotQA alternately, every
@@ -55,13 +55,23 @@ VALID = ("refq", "annoq", "annoq_clue_refq")
 FLAWED = ("non_q", "shuffled_q", "random_q", "wrong_key_q")
 
 
-def interleaved_qgeval(n_passages: int) -> Path:
+def interleaved_qgeval(n_passages: int, shard: tuple[int, int] = (0, 1)) -> Path:
+    """QGEval's passages, SQuAD and HotpotQA alternately: first every second passage of each
+    source (the first 100, the sample of the earlier reports), then the others; the first
+    n_passages of that order, and of those the ones with index % shard[1] == shard[0]."""
     rows = json.loads((SHARED / "qgeval" / "instances.json").read_text(encoding="utf-8"))
-    squad = [p for p in rows if p["questions"][0]["source"].startswith("SQuAD")][::2]
-    hotpot = [p for p in rows if not p["questions"][0]["source"].startswith("SQuAD")][::2]
-    mixed = [p for pair in zip(squad, hotpot, strict=False) for p in pair][:n_passages]
+    squad = [p for p in rows if p["questions"][0]["source"].startswith("SQuAD")]
+    hotpot = [p for p in rows if not p["questions"][0]["source"].startswith("SQuAD")]
+    mixed = [
+        p
+        for half in (slice(0, None, 2), slice(1, None, 2))
+        for pair in zip(squad[half], hotpot[half], strict=False)
+        for p in pair
+    ][:n_passages]
+    mixed = mixed[shard[0] :: shard[1]]
     # A working copy outside the repository: the dataset is not redistributed.
-    path = Path(tempfile.gettempdir()) / f"quizsmith-qgeval-interleaved-{n_passages}.json"
+    name = f"quizsmith-qgeval-interleaved-{n_passages}-{shard[0]}of{shard[1]}.json"
+    path = Path(tempfile.gettempdir()) / name
     path.write_text(json.dumps(mixed), encoding="utf-8")
     return path
 
@@ -71,6 +81,32 @@ def score(path: Path, fmt: str, limit: int | None, args: argparse.Namespace) -> 
     job = run_evaluation(path, fmt, ["signals"], limit, 0, args.cache_dir, settings, n_boot=0)
     _, report = run_to_end(job)
     return report
+
+
+def warm_cache(path: Path, fmt: str, limit: int | None, args: argparse.Namespace) -> None:
+    """Score this shard's records (index % N == K of the same sample `score` draws) into the
+    evaluation cache, so that shards run in parallel processes (one thread each) and the
+    full run then reads every result from the cache."""
+    from quizsmith.evaluation import adapters
+    from quizsmith.evaluation.cache import ResultCache
+    from quizsmith.evaluation.sampling import stratified_sample
+    from quizsmith.evaluation.scoring import METRIC_SEED, make_scorers
+    from quizsmith.metrics.base import MetricContext
+    from quizsmith.paths import cache_dir
+
+    k, n = args.shard
+    ctx = MetricContext(settings=Settings(n_threads=args.threads), seed=METRIC_SEED)
+    (scorer,) = make_scorers(["signals"], ctx)
+    records = stratified_sample(
+        adapters.load_records(path, fmt), limit, 0, whole_groups=adapters.is_group_format(fmt)
+    )
+    cache = ResultCache.in_dir(Path(args.cache_dir or cache_dir() / "evaluation"))
+    try:
+        for index, record in enumerate(records):
+            if index % n == k and cache.get(record.key, "signals", scorer.config_key) is None:
+                cache.put(record.key, scorer.config_key, scorer.score(record))
+    finally:
+        cache.close()
 
 
 def interval(x: np.ndarray, y: np.ndarray, stat: Callable[..., float], n: int = 1000) -> list:
@@ -160,7 +196,7 @@ def flag_row(name: str, flagged: np.ndarray, bad: np.ndarray, claim: str) -> dic
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--qgeval-passages", type=int, default=100)
+    parser.add_argument("--qgeval-passages", type=int, default=200)
     parser.add_argument("--variant-groups", type=int, default=150)
     parser.add_argument("--greedy", type=int, default=0)
     parser.add_argument(
@@ -172,11 +208,21 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cache-dir", default=None)
     parser.add_argument("--ship", action="store_true", help="write the shipped overall model")
-    args = parser.parse_args()
-    qg = score(interleaved_qgeval(args.qgeval_passages), "qgeval", None, args)
-    nv = score(
-        SHARED / "naco" / "squad_candidates.jsonl", "naco-variants", args.variant_groups * 7, args
+    parser.add_argument(
+        "--shard",
+        type=lambda text: tuple(int(x) for x in text.split("/")),
+        default=None,
+        metavar="K/N",
+        help="only fill the evaluation cache with records index %% N == K, then stop",
     )
+    args = parser.parse_args()
+    variants = SHARED / "naco" / "squad_candidates.jsonl"
+    if args.shard:
+        warm_cache(interleaved_qgeval(args.qgeval_passages), "qgeval", None, args)
+        warm_cache(variants, "naco-variants", args.variant_groups * 7, args)
+        return
+    qg = score(interleaved_qgeval(args.qgeval_passages), "qgeval", None, args)
+    nv = score(variants, "naco-variants", args.variant_groups * 7, args)
     data: dict[str, Any] = {
         "machine": machine(),
         "revision": git_revision(),

@@ -11,6 +11,7 @@ from quizsmith.errors import QuizsmithError
 from quizsmith.evaluation.adapters import load_records
 from quizsmith.evaluation.features import ALL_FEATURES, FEATURES, overall_features
 from quizsmith.evaluation.overall import (
+    BlendClassifier,
     OverallModel,
     default_target,
     feature_matrix,
@@ -107,6 +108,27 @@ def test_fit_predict_save_load(tmp_path: Path) -> None:
     assert again.predict(_scores(0.9, naco=True)).value == result.value
 
 
+def test_blend_fits_saves_and_ignores_columns_constant_in_training(tmp_path: Path) -> None:
+    records, scores = _synthetic()
+    model = fit_overall(records, scores, seed=0, n_boot=50, features=ALL_FEATURES, kind="blend")
+    assert isinstance(model.estimator, BlendClassifier)
+    high, low = model.predict(_scores(0.9, naco=True)), model.predict(_scores(0.05, naco=True))
+    assert 0.0 <= (low.value or 0) < (high.value or 0) <= 1.0
+    path, _ = model.save(tmp_path / "blend.joblib")
+    assert OverallModel.load(path).predict(_scores(0.9, naco=True)).value == high.value
+    # By hand: column 1 is constant in training (a metric the training items lacked), so
+    # whatever value it has later cannot move the estimate.
+    rng = np.random.default_rng(0)
+    x = np.column_stack([rng.random(200), np.full(200, -1.0)])
+    y = (x[:, 0] + rng.normal(0, 0.2, 200) > 0.5).astype(int)
+    blend = BlendClassifier(seed=0, min_leaf=10).fit(x, y)
+    assert blend.keep_.tolist() == [True, False]
+    probe = np.array([[0.8, -1.0], [0.8, 5.0], [0.1, -1.0]])
+    p = blend.predict_proba(probe)[:, 1]
+    assert p[0] == p[1] and p[0] > p[2]
+    assert np.allclose(blend.predict_proba(probe).sum(axis=1), 1.0)
+
+
 def test_fit_needs_both_decisions() -> None:
     records, scores = _synthetic(30)
     for r in records:
@@ -139,6 +161,8 @@ def test_shipped_model_loads_and_predicts_in_range() -> None:
             "stem_words": 10.0,
             "is_question": 1.0,
             "wh_match": 0.5,
+            "cos_q_key": 0.3,
+            "cos_q_masked": 0.3 + 0.4 * v,
         }
         item = Item(type="short", stem="Q?", key="k")
         item.scores = {"signals": ScoreResult(metric="signals", value=v, values=signals)}

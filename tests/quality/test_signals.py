@@ -14,7 +14,9 @@ from quizsmith.quality.signals import (
     candidate_answers,
     compute_signals,
     is_question,
+    key_cosines,
     key_in_stem,
+    masked_key_sentence,
     overlap,
     softmax_share,
     wh_match,
@@ -59,6 +61,37 @@ def test_softmax_share_and_cosine_by_hand() -> None:
     assert softmax_share([0.0, -math.log(3)], 0) == pytest.approx(0.75)
     assert cosine([1.0, 0.0], [1.0, 1.0]) == pytest.approx(1 / math.sqrt(2))
     assert cosine([0.0, 0.0], [1.0, 1.0]) == 0.0
+
+
+def test_masked_key_sentence_blanks_the_first_sentence_holding_the_key() -> None:
+    sentences = ["Plants make food.", "Oxygen is released; oxygen is a gas.", "Oxygen again."]
+    assert masked_key_sentence(sentences, "oxygen") == "___ is released; ___ is a gas."
+    assert masked_key_sentence(sentences, "helium") is None
+    assert masked_key_sentence(sentences, "  ") is None
+    # Regex characters in a key are matched literally.
+    assert masked_key_sentence(["It costs $5 (about)."], "$5 (about)") == "It costs ___."
+
+
+class _Embedder:
+    """Vectors by hand: each text maps to a fixed 2-d vector."""
+
+    def __init__(self, table: dict[str, list[float]]) -> None:
+        self.table = table
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(texts)
+        return [self.table[t] for t in texts]
+
+
+def test_key_cosines_by_hand() -> None:
+    embedder = _Embedder({"Q?": [1.0, 0.0], "oxygen": [0.0, 1.0], "___ is released.": [1.0, 1.0]})
+    to_key, to_masked = key_cosines(embedder, "Q?", "oxygen", ["Oxygen is released."])  # type: ignore[arg-type]
+    assert to_key == pytest.approx(0.0)
+    assert to_masked == pytest.approx(1 / math.sqrt(2))
+    # No sentence holds the key: only the cosine with the key.
+    to_key, to_masked = key_cosines(embedder, "Q?", "oxygen", ["Plants grow."])  # type: ignore[arg-type]
+    assert to_key == pytest.approx(0.0) and to_masked is None
 
 
 def test_candidates_key_first_then_distractors_then_spans() -> None:
@@ -119,6 +152,9 @@ def test_signals_on_the_bundled_models_rank_the_right_key(gemma, smollm, minilm)
     )
     assert statement.values["is_question"] == 0.0
     assert statement.values["q_fluency"] is None and statement.values["sim"] is None
+    assert statement.values["cos_q_key"] is None and statement.values["cos_q_masked"] is None
+    # The key's sentence without the key reads like the question about it.
+    assert good.values["cos_q_masked"] is not None and good.values["cos_q_masked"] > 0.4
     other = compute_signals(
         _item("Who painted the ceiling of the Sistine Chapel?", "Oxygen"), gemma, None, None
     )

@@ -17,7 +17,11 @@ These signals ask only for likelihoods and embeddings, which small models give r
   in that sentence, how many of the question's content words the passage holds (a question
   about another text shares few), whether the stem gives the key away, stem length, whether
   the stem reads as a question, and whether the wh-word fits the key (who/person,
-  when/date, how many/number, where/place).
+  when/date, how many/number, where/place);
+- MiniLM cosine between the question and its key (a question very close to its key gives
+  it away or asks for something else), and between the question and the passage sentence
+  that holds the key, with the key blanked out (a question about the key's sentence reads
+  like that sentence without its answer).
 
 Every prompt starts with the text block that the KDA likelihood solver reads
 (`Text: ...\\n`), so in the live set the passage's state is already kept for that model.
@@ -35,7 +39,7 @@ from quizsmith.domain import Item
 from quizsmith.metrics.kda import STOPWORDS
 from quizsmith.metrics.squad import f1_score, normalize_answer
 from quizsmith.providers.base import Provider
-from quizsmith.providers.nearest import nearest_sentences
+from quizsmith.providers.nearest import cosine, nearest_sentences, sentence_vectors
 
 #: The question that asks nothing: the key's likelihood after it is the passage's own prior.
 NEUTRAL_QUESTION = "What is mentioned in the text?"
@@ -60,6 +64,8 @@ SIGNALS: tuple[str, ...] = (
     "stem_words",
     "is_question",
     "wh_match",
+    "cos_q_key",
+    "cos_q_masked",
 )
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[a-z]+)?")
@@ -136,6 +142,29 @@ def overlap(stem: str, passage: str) -> float:
         return 0.0
     held = set(content_words(passage))
     return sum(w in held for w in words) / len(words)
+
+
+def masked_key_sentence(sentences: Sequence[str], key: str) -> str | None:
+    """The first sentence holding the key (case-insensitive), with the key replaced by a
+    blank; None when no sentence holds it word for word."""
+    if not key.strip():
+        return None
+    pattern = re.compile(re.escape(key.strip()), re.IGNORECASE)
+    for sentence in sentences:
+        if pattern.search(sentence):
+            return pattern.sub("___", sentence)
+    return None
+
+
+def key_cosines(
+    embedder: Provider, stem: str, key: str, sentences: Sequence[str]
+) -> tuple[float, float | None]:
+    """(question vs key, question vs the key's sentence with the key blanked; None when no
+    sentence holds the key)."""
+    masked = masked_key_sentence(sentences, key)
+    question = sentence_vectors(embedder, (stem,))[0]  # kept from nearest_sentences
+    others = sentence_vectors(embedder, (key,) if masked is None else (key, masked))
+    return cosine(question, others[0]), (None if masked is None else cosine(question, others[1]))
 
 
 def softmax_share(scores: Sequence[float], index: int) -> float:
@@ -246,6 +275,8 @@ def compute_signals(
         v["sim"] = max(sims)
         v["key_in_sentence"] = 1.0 if normalize_answer(key) in normalize_answer(best[0]) else 0.0
         out.evidence["best_sentence"] = best[0]
+    if embedder is not None:
+        v["cos_q_key"], v["cos_q_masked"] = key_cosines(embedder, stem, key, sentences)
     block = text_block(passage)
     choice = likelihood_answer(reader, passage, stem, key, distractors_of(item), best)
     candidates, means = choice.candidates, choice.means
