@@ -17,6 +17,7 @@ from quizsmith.evaluation.overall import (
     feature_matrix,
     fit_overall,
     grouped_folds,
+    load_active_model,
     refit_from_bank,
     shipped_model_path,
     user_model_path,
@@ -181,6 +182,19 @@ def test_default_load_prefers_the_teachers_model(tmp_path: Path) -> None:
     records, scores = _synthetic()
     fit_overall(records, scores, n_boot=0).save(user_model_path())
     assert OverallModel.load().path == user_model_path()
+
+
+def test_active_model_is_read_once_per_version_of_its_file(tmp_path: Path) -> None:
+    shipped = load_active_model()
+    assert shipped.path == shipped_model_path() and load_active_model() is shipped
+    # A teacher's refit is a new file: read at once, and then kept.
+    records, scores = _synthetic()
+    fit_overall(records, scores, n_boot=0).save(user_model_path())
+    refitted = load_active_model()
+    assert refitted.path == user_model_path() and refitted is not shipped
+    assert load_active_model() is refitted
+    user_model_path().unlink()
+    assert load_active_model().path == shipped_model_path()
 
 
 def test_refit_from_bank(tmp_path: Path) -> None:

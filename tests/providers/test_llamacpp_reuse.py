@@ -102,6 +102,33 @@ def test_option_scores_with_kept_reading_equal_from_scratch(fixture, request) ->
     assert all(o.total < 0 for o in cold)
 
 
+@pytest.mark.parametrize("fixture", ["smollm", "gemma"])
+def test_an_edited_option_set_decodes_only_the_new_option(fixture, request, monkeypatch) -> None:
+    provider = request.getfixturevalue(fixture)
+    text = prompt(QUESTIONS[0])
+    forget(provider)
+    cold = {o.option: o.token_logprobs for o in provider.option_logprobs(text, OPTIONS)}
+    # The same options in another order, from a cold start: the same numbers, bit for bit.
+    forget(provider)
+    reordered = provider.option_logprobs(text, OPTIONS[::-1])
+    assert all(o.token_logprobs == cold[o.option] for o in reordered)
+    decoded: list[int] = []
+    real = type(provider)._score_with_shared_prefix
+
+    def counting(self, loaded, fulls, *args, **kwargs):
+        decoded.append(len(fulls))
+        return real(self, loaded, fulls, *args, **kwargs)
+
+    monkeypatch.setattr(type(provider), "_score_with_shared_prefix", counting)
+    edited = [*OPTIONS[:3], " the Nile delta"]  # a distractor replaced
+    warm = provider.option_logprobs(text, edited)
+    assert decoded == [1], "only the new option is decoded"
+    assert all(o.token_logprobs == cold[o.option] for o in warm[:3])
+    scratch = provider.option_logprobs(text, edited, strategy="scratch")
+    for a, b in zip(warm, scratch, strict=True):
+        assert a.token_logprobs == b.token_logprobs
+
+
 def test_remembered_answer_only_for_deterministic_calls(gemma) -> None:
     forget(gemma)
     first = gemma.complete(prompt(QUESTIONS[2]), max_tokens=16)

@@ -50,7 +50,7 @@ def stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
         return ScoreResult(metric="signals", value=0.9, values={"is_question": 1.0})
 
     monkeypatch.setattr(SignalsMetric, "score", signals)
-    monkeypatch.setattr(overall.OverallModel, "load", classmethod(lambda cls: _StandInModel()))
+    monkeypatch.setattr(overall, "load_active_model", lambda: _StandInModel())
 
 
 def test_not_applicable_and_bad_input_are_not_scored() -> None:

@@ -59,7 +59,7 @@ OPTION_SEQUENCES = 16
 
 #: Finished deterministic calls kept per model (greedy, or seeded sampling): a re-score of an
 #: item whose question did not change (a distractor was edited) repeats NACo's calls exactly.
-MEMO_ENTRIES = 256
+MEMO_ENTRIES = 1024
 
 
 def physical_cores() -> int:
@@ -625,7 +625,7 @@ class LlamaCppProvider(Provider):
                     fresh = strategy == "scratch"
                     results = self._score_batched(loaded, fulls, starts, shared, cuts, fresh=fresh)
                 elif path == "sequential":
-                    results = self._score_with_shared_prefix(loaded, fulls, starts, shared, cuts)
+                    results = self._score_remembering_options(loaded, fulls, starts, shared, cuts)
                 elif strategy == "single-pass":
                     loaded.live = None
                     results = [
@@ -713,6 +713,39 @@ class LlamaCppProvider(Provider):
             # logits[k] predicts full[shared + k]; the option's own tokens start at `start`.
             results.append(self._option_scores(logits[start - shared :], full[start:]))
         return results
+
+    def _score_remembering_options(
+        self,
+        loaded: _Loaded,
+        fulls: list[list[int]],
+        starts: list[int],
+        shared: int,
+        cuts: list[int],
+    ) -> list[list[float]]:
+        """The sequential path, one option at a time: an option scored before after the same
+        prompt pieces (the same tokens, cuts and shared prefix) is taken from the memo, so
+        after a distractor edit only the new option is decoded. Exact, not approximate: on
+        this path an option's numbers do not depend on which other options were scored in
+        the same call, or in which order (the KV cells after the prefix are freed and
+        reused the same way for each; tests/providers/test_llamacpp_reuse.py)."""
+        keys = [
+            ("option", tuple(f), tuple(cuts), shared, start)
+            for f, start in zip(fulls, starts, strict=True)
+        ]
+        known: list[list[float] | None] = [loaded.memo.get(k) for k in keys]
+        missing = [i for i, found in enumerate(known) if found is None]
+        if missing:
+            fresh = self._score_with_shared_prefix(
+                loaded, [fulls[i] for i in missing], [starts[i] for i in missing], shared, cuts
+            )
+            for i, scores in zip(missing, fresh, strict=True):
+                known[i] = scores
+                loaded.memo[keys[i]] = scores
+        for key in keys:
+            loaded.memo.move_to_end(key)
+        while len(loaded.memo) > MEMO_ENTRIES:
+            loaded.memo.popitem(last=False)
+        return [list(k) for k in known if k is not None]
 
     @staticmethod
     def _fits_one_batch(loaded: _Loaded, fulls: list[list[int]], shared: int) -> bool:

@@ -188,7 +188,7 @@ class OverallMetric(Metric):
         return {"signals_version": SIGNALS_VERSION, "model": digest}
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
-        from quizsmith.evaluation.overall import OverallModel
+        from quizsmith.evaluation.overall import load_active_model
 
         signals = item.scores.get("signals")
         if signals is None or not signals.scored or not _current(signals, item, ctx):
@@ -197,8 +197,7 @@ class OverallMetric(Metric):
                 return ScoreResult.not_scored(self.name, signals.not_scored_reason or "no signals")
         scores = dict(item.scores)
         scores["signals"] = signals
-        model = OverallModel.load()
-        result = model.predict(scores)
+        result = load_active_model().predict(scores)
         if result.scored:
             result.evidence["signals"] = dict(signals.values)
             result.evidence["signals_evidence"] = signals.evidence
