@@ -109,11 +109,26 @@ def warm_cache(path: Path, fmt: str, limit: int | None, args: argparse.Namespace
         cache.close()
 
 
-def interval(x: np.ndarray, y: np.ndarray, stat: Callable[..., float], n: int = 1000) -> list:
+def interval(
+    x: np.ndarray,
+    y: np.ndarray,
+    stat: Callable[..., float],
+    n: int = 1000,
+    groups: np.ndarray | None = None,
+) -> list:
+    """95% bootstrap interval of stat(x, y): items resampled, or with `groups` whole passages
+    (the questions of a passage are not independent, so this interval is the wider, honest
+    one for figures from passage-grouped folds)."""
     rng = np.random.default_rng(0)
+    members = None
+    if groups is not None:
+        members = [np.flatnonzero(groups == g) for g in np.unique(groups)]
     values = []
     for _ in range(n):
-        i = rng.integers(0, len(x), len(x))
+        if members is None:
+            i = rng.integers(0, len(x), len(x))
+        else:
+            i = np.concatenate([members[j] for j in rng.integers(0, len(members), len(members))])
         if np.std(x[i]) and np.std(y[i]) and len(set(y[i].tolist())) > 1:
             values.append(stat(x[i], y[i]))
     return [round(float(v), 3) for v in np.percentile(values, [2.5, 97.5])]
@@ -123,8 +138,17 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(pearsonr(x, y)[0])
 
 
-def with_ci(x: np.ndarray, y: np.ndarray, stat: Callable[..., float] = pearson) -> dict:
-    return {"value": round(stat(x, y), 3), "ci95": interval(x, y, stat), "n": len(x)}
+def with_ci(
+    x: np.ndarray,
+    y: np.ndarray,
+    stat: Callable[..., float] = pearson,
+    groups: np.ndarray | None = None,
+) -> dict:
+    out = {"value": round(stat(x, y), 3), "ci95": interval(x, y, stat), "n": len(x)}
+    if groups is not None:
+        out["ci95_by_passage"] = interval(x, y, stat, groups=groups)
+        out["passages"] = len(set(groups.tolist()))
+    return out
 
 
 def a2_verdict(model: Any, item: Any) -> str:
@@ -277,11 +301,13 @@ def main() -> None:
     for kind in ESTIMATORS:
         oof = out_of_fold(train, folds, 0, kind)
         entry: dict[str, Any] = {}
+        passages = np.array(train.groups)
         for name in ("qgeval", "naco-variants"):
             i = ds == name
+            auc = lambda a, b: float(roc_auc_score(b, a))  # noqa: E731
             entry[name] = {
-                "pearson_vs_accept": with_ci(oof[i], train.y[i]),
-                "auc": with_ci(oof[i], train.y[i], lambda a, b: float(roc_auc_score(b, a))),
+                "pearson_vs_accept": with_ci(oof[i], train.y[i], groups=passages[i]),
+                "auc": with_ci(oof[i], train.y[i], auc, groups=passages[i]),
             }
         entry["variants"] = group_table(train.records, oof)
         entry["oof"] = oof
@@ -388,7 +414,9 @@ def markdown(data: dict[str, Any]) -> str:
         f"Revision {data['revision']}, {m['date']}; {m['cpu']}. QGEval: {data['qgeval_items']} "
         f"questions of {data['qgeval_passages']} passages; NACo-style variants: "
         f"{data['variant_items']} questions of {data['variant_groups']} SQuAD passages. "
-        "Every figure below is out of fold (5 folds grouped by passage) or needs no fitting.",
+        "Every figure below is out of fold (5 folds grouped by passage) or needs no fitting. "
+        "Intervals: 95% bootstrap over items, and over whole passages (the honest one for "
+        "passage-grouped data).",
         "",
     ]
     if data["answerability"]:
@@ -412,14 +440,18 @@ def markdown(data: dict[str, Any]) -> str:
         "variants AUC | valid above non_q / shuffled_q / random_q / wrong_key_q |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
+
+    def ci(entry: dict) -> str:
+        wide = entry.get("ci95_by_passage")
+        return f"{entry['value']} {entry['ci95']}" + (f", by passage {wide}" if wide else "")
+
     for kind, e in data["overall"].items():
         q, v = e["qgeval"], e["naco-variants"]
         above = " / ".join(str(e["variants"]["valid_above"].get(k, "")) for k in FLAWED)
         mark = " (chosen)" if kind == data["overall_chosen"] else ""
         lines.append(
-            f"| {kind}{mark} | {q['pearson_vs_accept']['value']} {q['pearson_vs_accept']['ci95']}"
-            f" | {q['auc']['value']} {q['auc']['ci95']} | {v['pearson_vs_accept']['value']} "
-            f"{v['pearson_vs_accept']['ci95']} | {v['auc']['value']} | {above} |"
+            f"| {kind}{mark} | {ci(q['pearson_vs_accept'])} | {ci(q['auc'])} | "
+            f"{ci(v['pearson_vs_accept'])} | {v['auc']['value']} | {above} |"
         )
     chosen = data["overall"][data["overall_chosen"]]["variants"]["mean_by_role"]
     lines += [

@@ -6,8 +6,11 @@ Why this module is long: the model's whole life cycle (where its file lives, loa
 checks, predicting, fitting with grouped out-of-fold estimates, refitting on the bank) works on
 one saved format, so its writer and every reader stay together.
 
-Model: scikit-learn's RandomForestClassifier (100 trees, depth <= 4, leaves of at least
-n/40 items clipped to 5-50, seeded; see ESTIMATOR_PARAMS for the comparison behind it).
+The shipped model is a `BlendClassifier` (below: a spline logistic regression and shallow
+boosted trees, averaged; `bench/judgement.py --ship` picks the kind with the best QGEval
+figure out of fold). A refit's default model: scikit-learn's RandomForestClassifier (100
+trees, depth <= 4, leaves of at least n/40 items clipped to 5-50, seeded; see
+ESTIMATOR_PARAMS for the comparison behind it).
 Why: it needs no feature scaling across 0-1 and 1-5 scales, copes with the missing-feature
 pattern (an item without a reference has no overlap features; a short-answer item has no
 KDA/EXAM) through the indicator columns, and its leaf averages are probabilities in [0, 1].
@@ -524,7 +527,7 @@ def fit_overall(
         "estimator": {
             "kind": kind,
             "class": f"{type(estimator).__module__}.{type(estimator).__name__}",
-            "min_samples_leaf": _leaf_size(len(y)),
+            "min_samples_leaf": getattr(estimator, "min_leaf", _leaf_size(len(y))),
             "random_state": seed,
             "sklearn": sklearn_version,
         },
