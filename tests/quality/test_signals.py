@@ -17,7 +17,6 @@ from quizsmith.quality.signals import (
     key_cosines,
     key_in_stem,
     masked_key_sentence,
-    reading,
     overlap,
     softmax_share,
     wh_match,
@@ -93,30 +92,6 @@ def test_key_cosines_by_hand() -> None:
     # No sentence holds the key: only the cosine with the key.
     to_key, to_masked = key_cosines(embedder, "Q?", "oxygen", ["Plants grow."])  # type: ignore[arg-type]
     assert to_key == pytest.approx(0.0) and to_masked is None
-
-
-def test_the_reader_reads_the_sentences_nearest_the_question_and_the_keys() -> None:
-    sentences = ["Alpha one.", "Beta two.", "Gamma three.", "Delta four.", "Oxygen five."]
-    # Similarity to the question by hand: Delta > Beta > Alpha > Gamma; "Oxygen five."
-    # is the farthest but holds the key.
-    vectors = {
-        "Q?": [1.0, 0.0],
-        "Alpha one.": [0.5, 0.5],
-        "Beta two.": [0.8, 0.2],
-        "Gamma three.": [0.1, 0.9],
-        "Delta four.": [0.95, 0.05],
-        "Oxygen five.": [0.0, 1.0],
-    }
-    embedder = _Embedder(vectors)
-    passage = " ".join(sentences)
-    best, text = reading(embedder, "Q?", "oxygen", passage, sentences)  # type: ignore[arg-type]
-    assert best == ["Delta four."]
-    # The three nearest and the key's sentence, in passage order.
-    assert text == "Alpha one. Beta two. Delta four. Oxygen five."
-    # Without an embedder, or with no more sentences than it would choose: the whole passage.
-    assert reading(None, "Q?", "oxygen", passage, sentences) == (["Alpha one."], passage)
-    short = sentences[:3]
-    assert reading(embedder, "Q?", "oxygen", "x", short)[1] == "x"  # type: ignore[arg-type]
 
 
 def test_candidates_key_first_then_distractors_then_spans() -> None:

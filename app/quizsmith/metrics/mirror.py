@@ -60,7 +60,7 @@ from quizsmith.metrics.profiles import choose_profile, model_config
 from quizsmith.metrics.solvers import split_sentences
 from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import Message, Provider
-from quizsmith.providers.nearest import window_around
+from quizsmith.providers.nearest import nearest_sentences
 
 APPROACHES = ("iterative", "direct")
 CONTEXTS = ("nearest", "passage")
@@ -310,16 +310,13 @@ class MirrorMetric(Metric):
         count = max(1, int(opts["context_sentences"]))
         if opts["context"] == "passage" or len(sentences) <= count:
             return passage, "The whole passage."
-        key = normalize_answer(item.key)
-        chosen = window_around(
-            ctx.embedder(),
-            item.stem,
-            sentences,
-            count,
-            lambda s: bool(key) and key in normalize_answer(s),
-        )
-        if chosen is None:
+        embedder = ctx.embedder()
+        if embedder is None:
             return passage, "The whole passage (no sentence embedder to choose from it)."
+        near, _ = nearest_sentences(embedder, item.stem, sentences, count)
+        key = normalize_answer(item.key)
+        keep = set(near) | {s for s in sentences if key and key in normalize_answer(s)}
+        chosen = [s for s in sentences if s in keep]
         return " ".join(chosen), (
             f"{len(chosen)} of the passage's {len(sentences)} sentences: the {count} nearest "
             "the question and those holding the key."

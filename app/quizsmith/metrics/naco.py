@@ -442,12 +442,17 @@ class NacoMetric(Metric):
     def _likelihood_answer(self, model: Provider, item: Item, ctx: MetricContext) -> str:
         """The likeliest candidate answer (the signals' answer selection, the same call)."""
         from quizsmith.generation.sentences import split_sentences
-        from quizsmith.quality.signals import distractors_of, likelihood_answer, reading
+        from quizsmith.providers.nearest import nearest_sentences
+        from quizsmith.quality.signals import (
+            CANDIDATE_SENTENCES,
+            distractors_of,
+            likelihood_answer,
+        )
 
         passage = item.passage.text if item.passage else ""
         sentences = [s.text for s in split_sentences(passage)] or [passage]
-        best, read = reading(ctx.embedder(), item.stem, item.key, passage, sentences)
-        choice = likelihood_answer(model, read, item.stem, item.key, distractors_of(item), best)
+        best, _ = nearest_sentences(ctx.embedder(), item.stem, sentences, CANDIDATE_SENTENCES)
+        choice = likelihood_answer(model, passage, item.stem, item.key, distractors_of(item), best)
         return choice.picked
 
     def _result(

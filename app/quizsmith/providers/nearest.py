@@ -5,7 +5,7 @@ with the providers, below every metric, so any of them may use it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from quizsmith.providers.base import Provider
 
@@ -46,21 +46,3 @@ def nearest_sentences(
     sims = [cosine(question, vec) for vec in sentence_vectors(embedder, tuple(sentences))]
     order = sorted(range(len(sentences)), key=lambda i: -sims[i])
     return [sentences[i] for i in order[:count]], sims
-
-
-def window_around(
-    embedder: Provider | None,
-    stem: str,
-    sentences: Sequence[str],
-    count: int,
-    holds_key: Callable[[str], bool],
-) -> list[str] | None:
-    """The `count` sentences nearest the question and every sentence holding the key, in
-    passage order: what a small model reads instead of the whole passage (MIRROR's reviewers,
-    the signals' reader). None when there is nothing to choose: no embedder, or no more
-    sentences than `count`."""
-    if embedder is None or len(sentences) <= count:
-        return None
-    near, _ = nearest_sentences(embedder, stem, sentences, count)
-    keep = set(near) | {s for s in sentences if holds_key(s)}
-    return [s for s in sentences if s in keep]

@@ -27,7 +27,7 @@ from quizsmith.providers.base import Provider
 from quizsmith.quality.signals import SIGNALS, compute_signals
 
 #: Bump when a signal's definition changes: cached signals are then computed afresh.
-SIGNALS_VERSION = 3  # 2: cos_q_key and cos_q_masked; 3: the reader reads a window
+SIGNALS_VERSION = 2  # 2: cos_q_key and cos_q_masked
 
 
 def _reader(ctx: MetricContext) -> Provider:

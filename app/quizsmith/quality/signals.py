@@ -39,12 +39,7 @@ from quizsmith.domain import Item
 from quizsmith.metrics.kda import STOPWORDS
 from quizsmith.metrics.squad import f1_score, normalize_answer
 from quizsmith.providers.base import Provider
-from quizsmith.providers.nearest import (
-    cosine,
-    nearest_sentences,
-    sentence_vectors,
-    window_around,
-)
+from quizsmith.providers.nearest import cosine, nearest_sentences, sentence_vectors
 
 #: The question that asks nothing: the key's likelihood after it is the passage's own prior.
 NEUTRAL_QUESTION = "What is mentioned in the text?"
@@ -54,9 +49,6 @@ FLUENCY_PREFIX = "A well-written quiz question:\n"
 #: most candidates scored besides the key and the distractors.
 CANDIDATE_SENTENCES = 1
 MAX_CANDIDATES = 6
-#: What the reader reads before the question: the passage sentences nearest the question
-#: (MiniLM) and those holding the key, in passage order (0: the whole passage).
-READ_SENTENCES = 3
 
 SIGNALS: tuple[str, ...] = (
     "key_lp",
@@ -175,29 +167,6 @@ def key_cosines(
     return cosine(question, others[0]), (None if masked is None else cosine(question, others[1]))
 
 
-def reading(
-    embedder: Provider | None, stem: str, key: str, passage: str, sentences: Sequence[str]
-) -> tuple[list[str], str]:
-    """(the CANDIDATE_SENTENCES sentences nearest the question, the text the reader reads):
-    the READ_SENTENCES nearest ones and those holding the key, in passage order, as MIRROR's
-    reviewers read it; the whole passage without an embedder, with READ_SENTENCES 0, or when
-    it has no more sentences than that."""
-    best, _ = nearest_sentences(embedder, stem, sentences, CANDIDATE_SENTENCES)
-    norm_key = normalize_answer(key)
-    window = (
-        window_around(
-            embedder,
-            stem,
-            sentences,
-            READ_SENTENCES,
-            lambda s: bool(norm_key) and norm_key in normalize_answer(s),
-        )
-        if READ_SENTENCES > 0
-        else None
-    )
-    return best, passage if window is None else " ".join(window)
-
-
 def softmax_share(scores: Sequence[float], index: int) -> float:
     top = max(scores)
     weights = [math.exp(s - top) for s in scores]
@@ -301,16 +270,15 @@ def compute_signals(
     v["wh_match"] = wh_match(stem, key)
     v["overlap"] = overlap(stem, passage)
     sentences = [s.text for s in split_sentences(passage)] or [passage]
-    _, sims = nearest_sentences(embedder, stem, sentences, CANDIDATE_SENTENCES)
-    best, read = reading(embedder, stem, key, passage, sentences)
+    best, sims = nearest_sentences(embedder, stem, sentences, CANDIDATE_SENTENCES)
     if sims:
         v["sim"] = max(sims)
         v["key_in_sentence"] = 1.0 if normalize_answer(key) in normalize_answer(best[0]) else 0.0
         out.evidence["best_sentence"] = best[0]
     if embedder is not None:
         v["cos_q_key"], v["cos_q_masked"] = key_cosines(embedder, stem, key, sentences)
-    block = text_block(read)
-    choice = likelihood_answer(reader, read, stem, key, distractors_of(item), best)
+    block = text_block(passage)
+    choice = likelihood_answer(reader, passage, stem, key, distractors_of(item), best)
     candidates, means = choice.candidates, choice.means
     alone = reader.option_logprobs(f"Question: {stem}\nAnswer:", [" " + key])
     neutral_prompt = f"{block}Question: {NEUTRAL_QUESTION}\nAnswer:"
