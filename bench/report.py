@@ -8,6 +8,7 @@ puts them together in a fixed order, so the document always shows what was last 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,11 +23,33 @@ otherwise, and ratios are taken within one run. Re-run a benchmark and then
 """
 
 
+_DATE = re.compile(r"\b(20\d\d-\d\d-\d\d)\b")
+
+
+def dates_note(sections: dict[str, str]) -> str:
+    """Which sections were measured on which day. Machines of the same description have
+    differed by more than a factor of two from one day to the next (the live set, same code,
+    2026-11-23 and -24), so figures compare across sections only when their dates match."""
+    by_date: dict[str, list[str]] = {}
+    for name, text in sections.items():
+        found = _DATE.search(text)
+        by_date.setdefault(found.group(1) if found else "undated", []).append(name)
+    if len(by_date) < 2:
+        return ""
+    listed = "; ".join(f"{day}: {', '.join(names)}" for day, names in sorted(by_date.items()))
+    return (
+        f"Measured on different days ({listed}). Machines of the same description have run "
+        "the same code more than twice as fast from one day to the next: compare figures "
+        "across sections only when their dates match, and otherwise the ratios within a "
+        "section.\n"
+    )
+
+
 def main() -> None:
     results = ROOT / "bench" / "results"
     found = {p.stem: p for p in results.glob("*.md")}
     names = [n for n in ORDER if n in found] + sorted(set(found) - set(ORDER))
-    parts = [HEADER]
+    parts = [HEADER, dates_note({n: found[n].read_text(encoding="utf-8") for n in names})]
     for name in names:
         lines = found[name].read_text(encoding="utf-8").strip().splitlines()
         if lines and lines[0].startswith("#"):
