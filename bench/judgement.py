@@ -218,6 +218,17 @@ def flag_row(name: str, flagged: np.ndarray, bad: np.ndarray, claim: str) -> dic
     }
 
 
+def shard_arg(text: str) -> tuple[int, int]:
+    """K/N with 0 <= K < N."""
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N, e.g. 0/2") from None
+    if not 0 <= k < n:
+        raise argparse.ArgumentTypeError(f"{text!r}: K must be 0 to N-1")
+    return k, n
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--qgeval-passages", type=int, default=200)
@@ -234,7 +245,7 @@ def main() -> None:
     parser.add_argument("--ship", action="store_true", help="write the shipped overall model")
     parser.add_argument(
         "--shard",
-        type=lambda text: tuple(int(x) for x in text.split("/")),
+        type=shard_arg,
         default=None,
         metavar="K/N",
         help="only fill the evaluation cache with records index %% N == K, then stop",

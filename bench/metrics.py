@@ -92,10 +92,10 @@ def live_scenarios(
     for name in SCENARIOS:
         out.update({name: [], f"{name}: first chip": [], f"{name}: overall's share": []})
     for i, item in enumerate(bench_items):
-        other = bench_items[(i + 1) % len(bench_items)]
-        drafts = [item, stem_edited(item), distractor_edited(stem_edited(item), other)]
         if i and i not in counted:
             continue  # only a spare answer's donor (item 0 always runs: it loads the models)
+        other = bench_items[(i + 1) % len(bench_items)]
+        drafts = [item, stem_edited(item), distractor_edited(stem_edited(item), other)]
         for name, draft in zip(SCENARIOS, drafts, strict=True):
             if not keep:
                 forget_kept_state()

@@ -128,6 +128,9 @@ def test_blend_fits_saves_and_ignores_columns_constant_in_training(tmp_path: Pat
     p = blend.predict_proba(probe)[:, 1]
     assert p[0] == p[1] and p[0] > p[2]
     assert np.allclose(blend.predict_proba(probe).sum(axis=1), 1.0)
+    # Nothing varies: a clear error, not a library traceback.
+    with pytest.raises(QuizsmithError, match="same value on every item"):
+        BlendClassifier().fit(np.full((40, 2), 0.5), np.array([0, 1] * 20))
 
 
 def test_fit_needs_both_decisions() -> None:

@@ -338,6 +338,12 @@ class BlendClassifier:
         from sklearn.preprocessing import SplineTransformer, StandardScaler
 
         self.keep_ = np.ptp(x, axis=0) > 0
+        if not self.keep_.any():
+            raise QuizsmithError(
+                "Every feature has the same value on every item, so there is nothing to learn "
+                "from.",
+                "Score the items with metrics whose values differ, or evaluate more items.",
+            )
         self.classes_ = np.unique(y)
         kept = x[:, self.keep_]
         self.smooth_ = make_pipeline(
