@@ -30,9 +30,16 @@ PASSAGE = (
     "popularly known as Touchdown Jesus because of its proximity to Notre Dame Stadium.\n\n"
     "The university library system holds more than 3 million volumes in ten libraries. The "
     "Snite Museum of Art was founded in 1980 and holds about 30,000 works of art. The Morris "
-    "Inn, opened in 1952, is the hotel on the campus."
+    "Inn, opened in 1952, is the hotel on the campus.\n\n"
+    # Room to spare: how many items are committed before the kill depends on the machine's
+    # speed (3 of 4 on a fast one), and the resumed run must still find facts to ask about
+    # after the generator's checks drop some of them.
+    "Father Edward Sorin founded the university in 1842 with seven brothers of the Holy "
+    "Cross. The Basilica of the Sacred Heart was consecrated in 1888. The Golden Dome tops the "
+    "Main Building, which was rebuilt in 1879 after a fire destroyed the first one. The "
+    "campus covers 1,261 acres near South Bend, Indiana."
 )
-N = 4
+N = 8
 RUN_LIMIT_S = 900
 
 
@@ -122,7 +129,7 @@ def test_generate_killed_after_the_first_item_resumes(one_thread: Settings, tmp_
         assert survivors <= {(i.id, i.stem, i.key) for i in items}
 
     # A third run has nothing left to do.
-    assert "already holds 4 items" in _finish(cmd, tmp_path / "third.log")
+    assert f"already holds {N} items" in _finish(cmd, tmp_path / "third.log")
 
 
 def test_score_killed_part_way_resumes_without_scoring_twice(
