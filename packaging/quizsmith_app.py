@@ -6,7 +6,8 @@ packages at install time in a source install) ships ready-made and is linked int
 user's cache on first start.
 
 `quizsmith-app --cli ARGS...` runs the command line instead (`--cli models` lists the bundled
-models: a quick check of a build). With QUIZSMITH_SMOKE_TEST=1 the app quits with exit code 0
+models: a quick check of a build). `quizsmith-app --native-check MODEL.gguf` is the child
+process of the llama.cpp check (providers/native_check.py): one short completion. With QUIZSMITH_SMOKE_TEST=1 the app quits with exit code 0
 as soon as its main window is shown (exit 4 if none is shown within
 QUIZSMITH_SMOKE_TIMEOUT_S seconds, default 120): packaging/smoke_test.sh uses this.
 """
@@ -75,6 +76,11 @@ def _quit_when_shown() -> None:
 def main() -> int:
     _use_bundle()
     args = sys.argv[1:]
+    if args[:1] == ["--native-check"] and len(args) == 2:
+        # The child of providers/native_check.py: sys.executable is this app when frozen.
+        from quizsmith.providers.native_check import child_main
+
+        return child_main(args[1])
     if args[:1] == ["--cli"]:
         from quizsmith.cli import main as cli_main
 

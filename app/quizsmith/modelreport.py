@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from quizsmith import secrets
 from quizsmith import settings as settings_mod
 from quizsmith.errors import QuizsmithError
@@ -81,3 +83,33 @@ def models_report(prepare: bool = False) -> str:
             url = secrets.display_url(ep.base_url)
             lines.append(f"  {name:<12} {ep.provider} {url} model={ep.model} ({key})")
     return "\n".join(lines)
+
+
+def check_bundled_models(echo: Callable[[str], None] = print) -> None:
+    """`quizsmith models --prepare`'s last step: one short real completion with each bundled
+    GGUF model, each in a child process (providers/native_check.py), so an install whose
+    llama.cpp cannot run here stops with the cause and the fix instead of a later crash.
+    Raises the first failure's NativeLibraryError after every model was tried."""
+    from quizsmith.providers import native_check
+
+    try:
+        import llama_cpp  # noqa: F401  (only to say plainly when it is missing)
+    except ImportError:
+        echo("llama.cpp check: skipped (llama-cpp-python is not installed; extra: local)")
+        return
+    failure: native_check.NativeLibraryError | None = None
+    for model in catalog.load_catalog():
+        if model.backend != "llamacpp" or not catalog.is_installed(model):
+            continue
+        try:
+            path = catalog.locate(model, assemble=True)
+        except QuizsmithError as exc:
+            echo(f"llama.cpp check: {model.id}: not ready ({exc.message})")
+            continue
+        result = native_check.check_model(path)
+        state = "ok" if result.ok else "FAILED"
+        echo(f"llama.cpp check: {model.id}: {state}, {result.detail} ({result.seconds:.1f} s)")
+        if not result.ok and failure is None:
+            failure = result.error(path)
+    if failure is not None:
+        raise failure

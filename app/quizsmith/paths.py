@@ -1,5 +1,13 @@
 """Where Quizsmith keeps its files. Each can be moved with an environment variable, which is
-how the tests keep a developer's real settings, keys and caches out of reach."""
+how the tests keep a developer's real settings, keys and caches out of reach.
+
+What ships with Quizsmith (the model catalog, resources/: templates, the shipped overall
+models, the sample passage, icons) is read from the source checkout when Quizsmith runs from
+one (or from the frozen app's folder, which sets PROJECT_ROOT), and otherwise from the
+installed package, where the wheel build put them (`quizsmith/bundled/`, see setup.py).
+What belongs to the user (settings, caches, logs, their own GGUF files) lives in the
+platform's user folders (platformdirs), except that a checkout keeps using its models/
+folder for dropped-in GGUF files, as the README says."""
 
 from __future__ import annotations
 
@@ -8,8 +16,10 @@ from pathlib import Path
 
 APP_NAME = "quizsmith"
 
-# app/quizsmith/paths.py -> the source checkout root (holds models/ and resources/).
+# app/quizsmith/paths.py -> the source checkout root (holds models/ and resources/). In an
+# installed package this is a folder without them, and bundled_dir() is used instead.
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+CATALOG_FILE = "catalog.toml"
 
 
 def _dir(env_var: str, default: str) -> Path:
@@ -37,11 +47,47 @@ def log_dir() -> Path:
     return _dir("QUIZSMITH_LOG_DIR", user_log_dir(APP_NAME))
 
 
+def checkout_root() -> Path | None:
+    """The source checkout (or frozen app folder) Quizsmith runs from, if it does."""
+    root = PROJECT_ROOT
+    if (root / "resources").is_dir() and (root / "models" / CATALOG_FILE).is_file():
+        return root
+    return None
+
+
+def bundled_dir() -> Path:
+    """The data the wheel carries inside the package (setup.py copies it there)."""
+    from importlib.resources import files
+
+    return Path(str(files("quizsmith"))) / "bundled"
+
+
 def models_dir() -> Path:
-    """The folder holding catalog.toml; user *.gguf files dropped here are discovered too."""
+    """The folder where a user's own *.gguf files are discovered (and, in a checkout or with
+    QUIZSMITH_MODELS_DIR, where catalog.toml lives)."""
     value = os.environ.get("QUIZSMITH_MODELS_DIR")
-    return Path(value).expanduser() if value else PROJECT_ROOT / "models"
+    if value:
+        return Path(value).expanduser()
+    root = checkout_root()
+    if root is not None:
+        return root / "models"
+    from platformdirs import user_data_dir
+
+    return _dir("QUIZSMITH_USER_MODELS_DIR", str(Path(user_data_dir(APP_NAME)) / "models"))
+
+
+def catalog_file() -> Path:
+    """The catalog of bundled models: next to the models folder in a checkout (or the
+    folder QUIZSMITH_MODELS_DIR names), else the copy inside the installed package."""
+    value = os.environ.get("QUIZSMITH_MODELS_DIR")
+    if value:
+        return Path(value).expanduser() / CATALOG_FILE
+    root = checkout_root()
+    if root is not None:
+        return root / "models" / CATALOG_FILE
+    return bundled_dir() / "models" / CATALOG_FILE
 
 
 def resources_dir() -> Path:
-    return PROJECT_ROOT / "resources"
+    root = checkout_root()
+    return root / "resources" if root is not None else bundled_dir() / "resources"

@@ -19,7 +19,7 @@ from typing import Any
 from quizsmith import paths
 from quizsmith.errors import ConfigError, ModelNotFoundError
 
-CATALOG_FILE = "catalog.toml"
+CATALOG_FILE = paths.CATALOG_FILE
 
 
 @dataclass
@@ -43,8 +43,7 @@ class CatalogModel:
 
 
 def load_catalog(models_dir: Path | None = None) -> list[CatalogModel]:
-    folder = models_dir or paths.models_dir()
-    file = folder / CATALOG_FILE
+    file = models_dir / CATALOG_FILE if models_dir is not None else paths.catalog_file()
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -100,7 +99,7 @@ def all_models(
 ) -> list[CatalogModel]:
     folder = models_dir or paths.models_dir()
     dirs = [folder] + [Path(d).expanduser() for d in (extra_dirs or [])]
-    return load_catalog(folder) + discover_user_models(dirs)
+    return load_catalog(models_dir) + discover_user_models(dirs)
 
 
 def _assembled_path(model: CatalogModel) -> Path:

@@ -31,7 +31,7 @@ from quizsmith.errors import (
     OutputParseError,
     ProviderError,
 )
-from quizsmith.providers import native_logs
+from quizsmith.providers import native_check, native_logs
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -115,6 +115,9 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int, n_seq: int = 1) -> _Loa
             raise ModelNotFoundError(
                 "llama-cpp-python is not installed.", "Run `make install` (extra: local)."
             ) from None
+        # A library built for another CPU would crash this process on the first call:
+        # prove it runs, in a child process, once per build (providers/native_check.py).
+        native_check.ensure_native_runs(native_check.reference_model(path))
         native_logs.route_llama_cpp_logs()
         try:
             llm = Llama(
