@@ -2,6 +2,8 @@
 
     python3 packaging/llama_cpp_build.py --venv .venv      (make install runs this)
     python3 packaging/llama_cpp_build.py --show            (the tier and flags, nothing built)
+    python3 packaging/llama_cpp_build.py --cmake-args      (CMAKE_ARGS for a pip install by hand)
+    python3 packaging/llama_cpp_build.py --verify --venv V (is V's llama.cpp portable?)
 
 Why this exists (see packaging/llama_cpp_build.toml): pip's own build of llama-cpp-python
 compiles llama.cpp with -march=native, which crashed on a CPU whose AMX the kernel refuses
@@ -194,6 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--venv", type=Path, help="install the portable build into this venv")
     parser.add_argument("--show", action="store_true", help="print the tier and flags only")
     parser.add_argument(
+        "--cmake-args",
+        action="store_true",
+        help="print this machine's CMAKE_ARGS only (for a pip install outside make)",
+    )
+    parser.add_argument(
         "--verify",
         action="store_true",
         help="only check that the venv's llama.cpp reports no instruction set beyond the tiers",
@@ -214,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         "neutral": config["neutral"],
         "key": key,
     }
+    if args.cmake_args:
+        print(" ".join(tier["cmake"]))
+        return 0
     if args.show or args.venv is None:
         print(json.dumps(record, indent=2))
         return 0

@@ -42,7 +42,7 @@ REBUILD_FIX = (
     "Rebuild llama.cpp for any CPU of this kind: in the Quizsmith folder run "
     "`make clean && make install` (packaging/llama_cpp_build.py builds it without "
     "-march=native and without AMX). Where Quizsmith was installed with pip: "
-    "CMAKE_ARGS='-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON' "
+    "CMAKE_ARGS=\"$(python3 packaging/llama_cpp_build.py --cmake-args)\" "
     "pip install --force-reinstall --no-cache-dir llama-cpp-python"
 )
 
