@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ["providers", "scaling", "bank", "metrics", "option_scoring", "generation", "gui"]
+ORDER = ["providers", "llama_build", "scaling", "bank", "metrics", "option_scoring", "generation", "gui"]
 
 HEADER = """# Benchmarks
 

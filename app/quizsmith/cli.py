@@ -25,6 +25,19 @@ from quizsmith import __version__, cli_formats, cli_help
 EXIT_INCOMPLETE = 4
 
 
+#: Commands that call models: each first proves that llama.cpp runs on this computer (once
+#: per build, providers/native_check.py), so a library built for another CPU ends in a
+#: message with its fix instead of a crash in the middle of a batch.
+MODEL_COMMANDS = frozenset({"generate", "score", "exam", "demo", "eval"})
+
+
+def _check_llama_runs() -> None:
+    from quizsmith import settings as settings_mod
+    from quizsmith.operations.model_loading import ensure_llama_runs
+
+    ensure_llama_runs(settings_mod.load())
+
+
 def _cmd_models(args: argparse.Namespace) -> int:
     from quizsmith.modelreport import check_bundled_models, models_report
 
@@ -759,6 +772,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from quizsmith.logs import setup_logging
 
         setup_logging()
+        if args.command in MODEL_COMMANDS:
+            _check_llama_runs()
         return int(args.func(args))
     except QuizsmithError as exc:
         print(f"error: {exc.message}", file=sys.stderr)

@@ -45,3 +45,8 @@ class SecretStoreError(QuizsmithError):
 
 class CancelledError(QuizsmithError):
     """A job was cancelled through its CancelToken."""
+
+
+class NativeLibraryError(QuizsmithError):
+    """The native llama.cpp library cannot run on this computer (built for another CPU):
+    every model call would fail the same way, so a job stops instead of scoring on."""

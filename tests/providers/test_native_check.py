@@ -129,3 +129,17 @@ def test_a_model_call_is_refused_before_it_can_crash_the_app(
     monkeypatch.setattr(llamacpp, "_models", {})
     with pytest.raises(native_check.NativeLibraryError):
         llamacpp._load_shared(smollm_file, 256, 1)
+
+
+def test_a_model_command_stops_with_the_fix_before_any_model_call(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+):
+    pytest.importorskip("llama_cpp")
+    crash_child(monkeypatch, "SIGSEGV")
+    passage = tmp_path / "nile.txt"
+    passage.write_text("The Nile flows into the Mediterranean Sea.", encoding="utf-8")
+    code = cli.main(["generate", str(passage), "-n", "1", "--out", str(tmp_path / "o.jsonl")])
+    _out, err = capsys.readouterr()
+    assert code == 2
+    assert "cannot run on this computer" in err and "SIGSEGV" in err
+    assert not (tmp_path / "o.jsonl").exists()

@@ -76,10 +76,46 @@ def local_models(settings: Settings) -> dict[str, str]:
     return found
 
 
+def ensure_llama_runs(settings: Settings) -> None:
+    """Before the first model call: if a role runs on llama.cpp, prove the library runs on
+    this computer (providers/native_check.py; a child process once per build, then a
+    record). Raises NativeLibraryError, which the job or command shows with its fix: a
+    library built for another CPU would otherwise crash the whole process."""
+    if "llamacpp" not in local_models(settings).values():
+        return
+    if importlib.util.find_spec("llama_cpp") is None:
+        return  # the job reports the missing library with its fix
+    from quizsmith.providers import native_check
+
+    files = _llama_files(settings)
+    reference = native_check.reference_model(files[0] if files else None)
+    if reference is not None and reference.is_file():
+        native_check.ensure_native_runs(reference)
+
+
+def _llama_files(settings: Settings) -> list[Path]:
+    """The files of the configured llama.cpp models that are on disk now."""
+    from quizsmith.providers import catalog
+
+    try:
+        models = catalog.all_models(settings.model_dirs)
+    except QuizsmithError:
+        return []
+    files = []
+    for ref, backend in local_models(settings).items():
+        if backend != "llamacpp":
+            continue
+        with contextlib.suppress(QuizsmithError):
+            files.append(catalog.locate(catalog.find(ref, models), assemble=False))
+    return files
+
+
 def prepare_models(settings: Settings) -> None:
-    """Import the libraries of the local backends in use and load the embedding models,
-    holding the GIL as little as possible. Failures are left to the job, which reports
-    them with their fix; this only makes the successful path smooth."""
+    """Prove that llama.cpp runs here (its failure stops the job), then import the
+    libraries of the local backends in use and load the embedding models, holding the GIL
+    as little as possible. Other failures are left to the job, which reports them with
+    their fix; this only makes the successful path smooth."""
+    ensure_llama_runs(settings)
     wanted = local_models(settings)
     with _lock:
         todo = {ref: backend for ref, backend in wanted.items() if ref not in _ready}

@@ -117,7 +117,7 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int, n_seq: int = 1) -> _Loa
             ) from None
         # A library built for another CPU would crash this process on the first call:
         # prove it runs, in a child process, once per build (providers/native_check.py).
-        native_check.ensure_native_runs(native_check.reference_model(path))
+        native_check.ensure_native_runs(native_check.reference_model(path) or path)
         native_logs.route_llama_cpp_logs()
         try:
             llm = Llama(

@@ -30,9 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from quizsmith import paths
-from quizsmith.errors import QuizsmithError
+from quizsmith.errors import NativeLibraryError, QuizsmithError
 
 log = logging.getLogger(__name__)
+
+__all__ = ["CheckResult", "NativeLibraryError", "check_model", "ensure_native_runs"]
 
 #: Seconds the child may take: import, load and four tokens. A 1.5B model on a busy
 #: 2-core laptop loads in a few seconds; the margin is for a cold disk.
@@ -42,16 +44,12 @@ REBUILD_FIX = (
     "Rebuild llama.cpp for any CPU of this kind: in the Quizsmith folder run "
     "`make clean && make install` (packaging/llama_cpp_build.py builds it without "
     "-march=native and without AMX). Where Quizsmith was installed with pip: "
-    "CMAKE_ARGS=\"$(python3 packaging/llama_cpp_build.py --cmake-args)\" "
+    'CMAKE_ARGS="$(python3 packaging/llama_cpp_build.py --cmake-args)" '
     "pip install --force-reinstall --no-cache-dir llama-cpp-python"
 )
 
 _lock = threading.Lock()
 _checked: set[str] = set()
-
-
-class NativeLibraryError(QuizsmithError):
-    """The native llama.cpp library cannot run on this computer."""
 
 
 @dataclass(frozen=True)
@@ -191,7 +189,7 @@ def ensure_native_runs(model: Path) -> None:
         _checked.add(identity)
 
 
-def reference_model(fallback: Path) -> Path:
+def reference_model(fallback: Path | None) -> Path | None:
     """The model the check completes with: the smallest bundled one (its crash can only be
     the library's), or the model about to be loaded when none is installed."""
     from quizsmith.providers import catalog
