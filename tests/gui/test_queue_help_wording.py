@@ -57,7 +57,7 @@ def test_the_queue_lists_every_undecided_item_warnings_first_then_by_overall(
         sample["good"],
         unscored,
     ]
-    assert "6 undecided item(s): 2 with a warning first" in queue.count_label.text()
+    assert "6 items to decide: 2 with a warning first" in queue.count_label.text()
 
     # A hint is grey, in the reasons and in the flags column.
     queue.select_row(ids.index(sample["alt"]))

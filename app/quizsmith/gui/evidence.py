@@ -7,12 +7,13 @@ from collections.abc import Collection
 from typing import Any
 
 from quizsmith.domain import Flag, Item, ScoreResult
+from quizsmith.gui.scores import SEVERITY_WORDS
 from quizsmith.metrics import registry
 from quizsmith.metrics.display import esc, generic_evidence_html
 
 #: Flag severities and how the evidence and the review queue show them: "info" is a hint
 #: (grey), the others are warnings that put an item first in the review queue.
-SEVERITY_LABELS = {"info": "hint", "warning": "warning", "error": "error"}
+SEVERITY_LABELS = SEVERITY_WORDS
 HINT_COLOR = "#777777"
 _grey = f" style='color:{HINT_COLOR}'"
 

@@ -48,6 +48,7 @@ from quizsmith.domain import (
 from quizsmith.errors import QuizsmithError
 from quizsmith.gui import jobs
 from quizsmith.gui.evidence import evidence_html, passage_html
+from quizsmith.gui.flow_layout import FlowLayout
 from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.passage_panel import TYPE_LABELS
 from quizsmith.gui.scores import LEVEL_COLORS, chip_for, chip_metrics
@@ -80,9 +81,8 @@ class ChipRow(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._layout = QHBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.addStretch(1)
+        # Wraps: the chips' texts together are wider than the editor (issue 27).
+        self._layout = FlowLayout(self)
         self.labels: dict[str, QLabel] = {}
         self.titles: dict[str, str] = {}
         self.set_metrics(list(chip_metrics()))
@@ -102,7 +102,7 @@ class ChipRow(QWidget):
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
             self.labels[metric] = label
             self.titles[metric] = title
-            self._layout.insertWidget(self._layout.count() - 1, label)
+            self._layout.addWidget(label)
 
     def show_item(
         self,

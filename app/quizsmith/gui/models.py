@@ -15,8 +15,9 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from quizsmith.domain import Item, Passage
+from quizsmith.domain import ITEM_TYPE_NAMES, Item, Passage
 from quizsmith.gui.scores import LEVEL_COLORS, chip_for, chip_metrics
+from quizsmith.operations.passages import passage_label
 from quizsmith.settings import Settings
 
 Index = QModelIndex | QPersistentModelIndex
@@ -25,6 +26,9 @@ SortRole = Qt.ItemDataRole.UserRole + 1
 
 _BASE_COLUMNS = ("ID", "Type", "Status", "Question", "Answer")
 _SEVERITY_MARK = {"error": "✖", "warning": "⚠", "info": "ℹ"}
+#: Item types as a narrow column shows them (the codes meant nothing to teachers); the
+#: tooltip gives the full name.
+TYPE_CELLS = {"mcq": "choice", "tf": "T/F", "short": "short", "cloze": "blank"}
 
 
 class ItemTableModel(QAbstractTableModel):
@@ -125,7 +129,7 @@ class ItemTableModel(QAbstractTableModel):
         if 0 <= chip_col < len(self.CHIPS):
             chip = chip_for(item, self.CHIPS[chip_col][0], self.settings)
             if role == Qt.ItemDataRole.DisplayRole:
-                return chip.text
+                return chip.cell
             if role == Qt.ItemDataRole.BackgroundRole:
                 return QBrush(QColor(LEVEL_COLORS[chip.level]))
             if role == Qt.ItemDataRole.ForegroundRole:
@@ -159,6 +163,8 @@ class ItemTableModel(QAbstractTableModel):
                 return "\n".join(f"• {f.message}" for f in item.flags)
             if col in (3, 4):
                 return self._text(item, col)
+            if col == 1:
+                return ITEM_TYPE_NAMES.get(item.type, item.type)
             if col == 2 and self.reasons.get(item.id or 0):
                 return f"{item.status}: {self.reasons[item.id or 0]}"
         return None
@@ -168,7 +174,7 @@ class ItemTableModel(QAbstractTableModel):
         if col == 0:
             return "" if item.id is None else str(item.id)
         if col == 1:
-            return item.type
+            return TYPE_CELLS.get(item.type, item.type)
         if col == 2:
             return item.status
         if col == 3:
@@ -248,10 +254,3 @@ class PassageListModel(QAbstractListModel):
         if role == ItemRole:
             return passage
         return None
-
-
-def passage_label(passage: Passage) -> str:
-    if passage.title.strip():
-        return passage.title.strip()
-    words = passage.text.split()
-    return " ".join(words[:6]) + ("…" if len(words) > 6 else "")

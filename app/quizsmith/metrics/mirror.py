@@ -54,7 +54,7 @@ from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.errors import CapabilityError, OutputParseError
 from quizsmith.metrics import evidence_html
 from quizsmith.metrics import mirror_prompts as prompts
-from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.base import Metric, MetricContext, flag_level, worse_level
 from quizsmith.metrics.display import Threshold, number
 from quizsmith.metrics.profiles import choose_profile, model_config
 from quizsmith.metrics.solvers import split_sentences
@@ -64,6 +64,9 @@ from quizsmith.providers.nearest import nearest_sentences
 
 APPROACHES = ("iterative", "direct")
 CONTEXTS = ("nearest", "passage")
+#: A mean rating from which the chip is green: above the scale's midpoint 3, "good" (4)
+#: within half a point.
+GOOD_MEAN = 3.5
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,20 @@ class MirrorMetric(Metric):
         if "mean" in result.values:
             return f"{float(result.values['mean']):.1f}/5"
         return super().chip_text(result)
+
+    @classmethod
+    def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
+        # On the reviewers' 1-5 scale: a mean at or below the flag threshold (2: "poor") is
+        # red, below 3.5 amber. Its flags are hints (their precision was not measured), so
+        # they alone left a 1.4/5 green (issue 27).
+        mean = number(result.values.get("mean"))
+        if mean is None:
+            return super().chip_level(result, options, severities)
+        if mean <= float(options.get("flag_at_or_below", 2)):
+            scale = "bad"
+        else:
+            scale = "ok" if mean < GOOD_MEAN else "good"
+        return worse_level(scale, flag_level(severities))
 
     @classmethod
     def evidence_html(cls, result: ScoreResult) -> str:

@@ -181,9 +181,11 @@ class NacoMetric(Metric):
     live_by_default: ClassVar[bool] = True
     reports_parts: ClassVar[bool] = True
     batch_by_default: ClassVar[bool] = True
-    # It asks whether the text is a natural, answerable question, so it does not judge a
-    # generated true/false statement (and cloze items are not ranked, so not scored).
-    generated_item_types: ClassVar[tuple[str, ...] | None] = ("mcq", "short")
+    # It asks whether the text is a natural, answerable question and compares the model's
+    # answer with the key, so it does not judge a true/false statement (whose key is "True"
+    # or "False", never what a reader answers: a correct item scored 0, issue 27) nor a
+    # sentence with a blank.
+    item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
     thresholds: ClassVar[tuple[Threshold, ...]] = (
         Threshold(
             "answer_threshold",
