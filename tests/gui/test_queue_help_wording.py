@@ -68,7 +68,8 @@ def test_the_queue_lists_every_undecided_item_warnings_first_then_by_overall(
     warned_index = queue.model.index(0, queue.model.FLAGS_COLUMN)
     assert queue.model.data(warned_index, Qt.ItemDataRole.ForegroundRole) is None
     queue.select_row(ids.index(unscored))
-    assert "No flags" in queue.reasons.text() and "No overall estimate" in queue.reasons.text()
+    assert "No review reasons" in queue.reasons.text()
+    assert "No overall estimate" in queue.reasons.text()
 
 
 def menu_shortcuts(window: Any) -> dict[str, str]:

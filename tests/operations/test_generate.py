@@ -24,7 +24,7 @@ def test_a_rerun_asks_only_for_what_is_missing(bank: ItemBank, sample: dict[str,
     left, done = continue_batch(bank, sample["passage"], request)
     assert done == 3 and left is not None and left.n == 2
     assert set(left.avoid_answers) == {"In the chloroplasts", "Oxygen", "Carbon dioxide"}
-    assert len(left.avoid_stems) == 3
+    assert len(left.avoid_stems) == 4  # the three questions and the kept alternative
     assert continue_batch(bank, sample["passage"], GenerationRequest(n=3)) == (None, 3)
     fresh = bank.add_passage(Passage(text="Rivers carry water to the sea.", title="Rivers"))
     assert continue_batch(bank, fresh, request) == (request, 0)
@@ -83,3 +83,28 @@ def test_the_desktop_generate_job_reads_the_banks_expected_complexity(
     passage = bank.get_passage(sample["passage"])
     run_to_end(jobs.generate_job(bank, passage, GenerationRequest(n=1), Settings())(CancelToken()))
     assert seen["expected_complexity"] == bank.expected_complexity
+
+
+def test_generate_again_avoids_every_question_the_bank_has_for_the_passage(
+    bank: ItemBank, sample: dict[str, int]
+) -> None:
+    """Issue 27: a second run reproduced the first three questions word for word, a
+    rejected one among them."""
+    from quizsmith.operations.generate import new_questions_request
+
+    bank.review(sample["release"], "reject", "Too easy")
+    request = GenerationRequest(n=3, seed=5)
+    again = new_questions_request(bank, sample["passage"], request)
+    assert again.n == 3  # three new items, not "what is missing"
+    assert set(again.avoid_stems) == {
+        "Where in the plant cell does photosynthesis take place?",
+        "Which gas do plants release?",  # rejected, still never written again
+        "What do plants take in besides water?",
+        "Which gas do plants absorb?",  # a kept alternative
+    }
+    assert set(again.asked_answers) == {"In the chloroplasts", "Oxygen", "Carbon dioxide"}
+    assert again.avoid_answers == ()  # asked answers come last, they are not forbidden
+    assert again.seed != request.seed
+    fresh = bank.add_passage(Passage(text="Rivers carry water to the sea.", title="Rivers"))
+    assert new_questions_request(bank, fresh, request) == request
+    assert new_questions_request(bank, None, request) == request

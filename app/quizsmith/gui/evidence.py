@@ -26,15 +26,24 @@ def flag_html(flag: Flag) -> str:
     return text
 
 
-def evidence_html(item: Item, stale: Collection[str] = ()) -> str:
+#: What the "out of date" note says, by why the results are greyed.
+STALE_NOTES = {
+    "edited": "the greyed results below describe the text before your edit; they are "
+    "replaced as the new scores arrive.",
+    "recomputing": "the greyed results below are being computed again; they are replaced "
+    "as the new scores arrive.",
+}
+
+
+def evidence_html(item: Item, stale: Collection[str] = (), why: str = "edited") -> str:
     """The evidence of every score; metrics in `stale` (edited since, or being re-scored)
-    are shown greyed under a note, so old evidence is never read as current."""
+    are shown greyed under a note saying `why` ("edited" or "recomputing"), so old evidence
+    is never read as current."""
     parts = []
     if stale and any(m in item.scores for m in stale):
         parts.append(
-            "<p style='background:#fbe7b5; padding:4px'><b>Out of date:</b> the greyed "
-            "results below describe the text before your edit (or are being recomputed); "
-            "they are replaced as the new scores arrive.</p>"
+            "<p style='background:#fbe7b5; padding:4px'><b>Out of date:</b> "
+            f"{STALE_NOTES.get(why, STALE_NOTES['edited'])}</p>"
         )
     if item.flags:
         parts.append("<h3>Review reasons</h3><ul>")
