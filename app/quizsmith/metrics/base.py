@@ -190,10 +190,10 @@ class Metric:
     @classmethod
     def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
         """ "good", "ok" or "bad" for a scored result; `severities` are those of the item's
-        flags from this metric. By default the worse of the value's place on the metric's
-        own scale (`scale_level`) and its flags: a low number is never green because its
-        flags happen to be hints (MIRROR 1.4/5 showed green, issue 27)."""
-        return worse_level(cls.scale_level(result), flag_level(severities))
+        flags from this metric. By default the flags decide; a metric whose flags may all be
+        hints should colour by its own scale too (`scale_level`, as NACo and MIRROR do: with
+        hint-only flags, MIRROR 1.4/5 showed green, issue 27)."""
+        return flag_level(severities)
 
     @classmethod
     def scale_level(cls, result: ScoreResult) -> str:

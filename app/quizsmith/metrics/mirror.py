@@ -203,12 +203,12 @@ class MirrorMetric(Metric):
         for ref in refs:
             provider = ctx.provider_for(ref)
             if not provider.can_chat:
-                skipped.append(f"{ref} (cannot chat)")
+                skipped.append(f"{ref} (it cannot hold a conversation)")
             elif not is_instruct(provider) and not opts["allow_base_reviewers"]:
-                skipped.append(f"{ref} (base model without a chat template)")
+                skipped.append(f"{ref} (a base model: it cannot follow a reviewer's instructions)")
             else:
                 usable.append(provider)
-        note = f"Left out: {', '.join(skipped)}. " if skipped else ""
+        note = f"Not asked to review: {'; '.join(skipped)}. " if skipped else ""
         if not usable:
             raise CapabilityError(
                 f"No judge model can review questions. {note}".strip(),

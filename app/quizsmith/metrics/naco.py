@@ -54,7 +54,7 @@ from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.errors import OutputParseError, ProviderError
 from quizsmith.metrics import evidence_html
 from quizsmith.metrics import naco_prompts as prompts
-from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.base import Metric, MetricContext, flag_level, worse_level
 from quizsmith.metrics.display import Threshold, number
 
 # The response parsing lives in naco_parse.py; these names stay importable from here.
@@ -211,10 +211,12 @@ class NacoMetric(Metric):
 
     @classmethod
     def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
-        # 0 means "not a question" or "answer missed": bad whatever the flags say.
+        # 0 means "not a question" or "answer missed": bad whatever the flags say. Its flags
+        # are hints (their measured precision is low), so the value's place on its own scale
+        # colours it too: a half-matching answer is amber, not green (issue 27).
         if float(result.value or 0.0) <= 0.0:
             return "bad"
-        return super().chip_level(result, options, severities)
+        return worse_level(cls.scale_level(result), flag_level(severities))
 
     @classmethod
     def evidence_html(cls, result: ScoreResult) -> str:
