@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -182,7 +183,12 @@ class ItemTableModel(QAbstractTableModel):
         if col == 4:
             return item.key
         if col == cls.FLAGS_COLUMN:
-            return " ".join(f"{_SEVERITY_MARK.get(f.severity, '•')} {f.code}" for f in item.flags)
+            # Counts by severity ("⚠1 ℹ2"): the codes ("answer-differs") were words a teacher
+            # does not use, and too wide beside the editor; the tooltip has the messages.
+            counts = Counter(f.severity for f in item.flags)
+            return " ".join(
+                f"{_SEVERITY_MARK[sev]}{counts[sev]}" for sev in _SEVERITY_MARK if counts[sev]
+            )
         return ""
 
 
@@ -191,17 +197,22 @@ def setup_item_view(view: Any) -> None:
     from PySide6.QtWidgets import QAbstractItemView, QHeaderView
 
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setWordWrap(False)
-    view.verticalHeader().setVisible(False)
+    # Two lines per row: beside the passage list and the editor on a laptop screen the
+    # question got about 100 pixels, a few words (issue 27); wrapped, it shows twice that.
+    view.setWordWrap(True)
+    view.setTextElideMode(Qt.TextElideMode.ElideRight)
+    vertical = view.verticalHeader()
+    vertical.setVisible(False)
+    vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    vertical.setDefaultSectionSize(2 * view.fontMetrics().lineSpacing() + 8)
     header = view.horizontalHeader()
     header.setStretchLastSection(False)
-    # Narrow fixed columns: beside the passage list and the editor the table gets about
-    # 800 pixels, and the question needs most of them to be readable.
-    widths = {0: 38, 1: 46, 2: 84, 4: 112, ItemTableModel.FLAGS_COLUMN: 112}
+    # Narrow fixed columns: the question needs most of the width to be readable.
+    widths = {0: 36, 1: 46, 2: 70, 4: 90, ItemTableModel.FLAGS_COLUMN: 64}
     for col, width in widths.items():
         view.setColumnWidth(col, width)
     for col in range(len(_BASE_COLUMNS), ItemTableModel.FLAGS_COLUMN):
-        view.setColumnWidth(col, 56)
+        view.setColumnWidth(col, 50)
     header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
 
 
