@@ -21,6 +21,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Ctrl+,", "Settings…"),
     ("Ctrl+Z / Ctrl+Shift+Z", "Undo / redo in any text field"),
     ("A / R", "Accept / reject the selected item in the review queue"),
+    ("Del", "Delete the selected items of a list (asks first)"),
     ("F1", "This guide"),
     ("Ctrl+Q", "Quit (unsaved item edits are kept as a draft)"),
 )
@@ -81,14 +82,18 @@ def guide_html() -> str:
 drop a .txt, .md, .docx or .pdf file). Give it a title and a subject.</li>
 <li><b>Generate.</b> Choose how many items and which types, then press <i>Generate</i>
 (Ctrl+G). Each finished item appears in the table and is saved at once; <i>Cancel</i>
-keeps the finished ones.</li>
+keeps the finished ones. The status bar says which step is running; the first item can take
+a few minutes on a laptop while the models load. <i>Generate</i> again writes new questions,
+about other facts first, and never one the bank already has (a rejected one included).</li>
 <li><b>Check each item.</b> Click an item: the editor on the right shows its scores as
 coloured chips and, under <i>Evidence</i>, what the models saw and why they scored it so.
 Edit the wording; the live scores follow about a second after you stop typing.
 <i>Save</i> (Ctrl+S) stores the text; until then your edits are a draft and the item,
 its scores and exports stay as last saved.</li>
 <li><b>Decide.</b> <i>Accept</i> or <i>Reject</i> (pick a reason). The <i>Review queue</i>
-tab lists every item still undecided, the ones with warnings first.</li>
+tab lists every item still undecided, the ones with warnings first. <i>Delete…</i> (or Del
+in a list) removes items, and the button under the passages a passage with its items; both
+ask first.</li>
 <li><b>Export.</b> File → Export… writes the accepted items (or a quiz) as a Word student
 sheet, an answer key, a teacher report, or a Moodle, Canvas (QTI), GIFT, Aiken or CSV
 file.</li>
