@@ -153,8 +153,9 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     for attempt in range(k):
         if len(stems) >= keep:
             break
-        ctx.cancel.raise_if_cancelled()
         yield BuildStep(f"writing question {attempt + 1} of {k}", attempt / parts)
+        # After the announcement: a Cancel pressed while it was shown stops before the call.
+        ctx.cancel.raise_if_cancelled()
         started = time.perf_counter()
         seed = ctx.seed + attempt
         if attempt == RULE_ATTEMPT:

@@ -84,9 +84,12 @@ def generate_items(
         # Each slow step says what it is: the first minute used to read "Reading the
         # passage" throughout (issue 27).
         yield Progress("Loading the question-writing model", 0, n)
+        # Checked after each announcement: Cancel stops before the next model step.
+        cancel.raise_if_cancelled()
         generator = provider_for_role("generator", settings)
         profile = writer.profile_for(generator, settings)
         yield Progress("Finding facts to ask about (the model reads the passage)", 0, n)
+        cancel.raise_if_cancelled()
         targets = _targets(text, sentences, request, generator, profile, cancel)
         if not targets and written_without_spaces(text):
             raise PassageError(ENGLISH_ONLY_NOTE, "Give a passage in English.")
@@ -97,6 +100,7 @@ def generate_items(
                 "Pin a fact or an answer, or give a longer passage.",
             )
         yield Progress("Loading the models that check the wrong answers", 0, n)
+        cancel.raise_if_cancelled()
         ctx = BuildContext(
             passage=passage,
             generator=generator,
@@ -122,6 +126,7 @@ def generate_items(
             label = f"Item {done + 1}/{n}"
             about = f"a {TYPE_NAMES[item_type]} about {_quoted(target.answer)}"
             yield Progress(f"{label}: {about}", done, n)
+            cancel.raise_if_cancelled()
             ctx.seed = request.seed + 100 * index
             # Of an item's time, writing takes about half when the candidates are ranked;
             # the rest goes to scoring them (measured shares vary with the models).

@@ -83,6 +83,7 @@ def _score(
         ctx.cancel.raise_if_cancelled()
         metric = registry.get(name)()
         yield Progress(f"{label} ({metric.title or name})")
+        ctx.cancel.raise_if_cancelled()
         result = metric.score(item, ctx)
         flags = metric.flags(result, ctx.options(metric)) if result.scored else []
         apply_result(item, result, flags)
