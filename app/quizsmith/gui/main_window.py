@@ -40,10 +40,10 @@ from PySide6.QtWidgets import (
 from quizsmith.bank.store import ItemBank
 from quizsmith.domain import Item, Passage
 from quizsmith.errors import QuizsmithError
-from quizsmith.gui import jobs, prefs
+from quizsmith.gui import deletion, jobs, prefs
 from quizsmith.gui.browser import BankBrowser
 from quizsmith.gui.item_editor import AUTOSAVE_MS, ItemEditor
-from quizsmith.gui.messages import ask_to_confirm, show_error, show_exception, show_info
+from quizsmith.gui.messages import show_error, show_exception, show_info
 from quizsmith.gui.models import (
     ItemRole,
     ItemTableModel,
@@ -702,76 +702,12 @@ class MainWindow(QMainWindow):
         return self.delete_items(ids)
 
     def delete_items(self, ids: list[int]) -> QMessageBox | None:
-        """Ask, naming what goes, then delete the items (operations.deletion)."""
-        from quizsmith.operations.deletion import describe_deletion
-
-        ids = [i for i in ids if i]
-        if not ids:
-            show_error(self, "No item is selected.", "Select the items to delete in a list.")
-            return None
-        try:
-            plan = describe_deletion(self.bank, ids)
-        except QuizsmithError as exc:
-            show_exception(self, exc)
-            return None
-        return ask_to_confirm(
-            self, plan.sentence(), "Delete", lambda: self._delete_now(ids, []), "Delete items"
-        )
+        """Ask, naming what goes, then delete the items (gui/deletion.py)."""
+        return deletion.ask_delete_items(self, ids)
 
     def delete_passage(self) -> QMessageBox | None:
-        """Ask, naming the passage and how many items go with it, then delete them."""
-        from quizsmith.operations.deletion import describe_deletion
-
-        passage_id = self.passage_panel_id()
-        if passage_id is None:
-            show_error(
-                self, "No stored passage is selected.", "Pick the passage to delete in the list."
-            )
-            return None
-        if self.generation_passage_id == passage_id and self.runner.running_for(
-            self.generation_worker
-        ):
-            show_error(
-                self,
-                "Items are being written about this passage.",
-                "Cancel the generation first (Cancel in the status bar), then delete it.",
-            )
-            return None
-        try:
-            plan = describe_deletion(self.bank, [], [passage_id])
-        except QuizsmithError as exc:
-            show_exception(self, exc)
-            return None
-        return ask_to_confirm(
-            self,
-            plan.sentence(),
-            "Delete",
-            lambda: self._delete_now([], [passage_id]),
-            "Delete passage",
-        )
-
-    def _delete_now(self, item_ids: list[int], passage_ids: list[int]) -> None:
-        from quizsmith.operations.deletion import delete
-
-        shown = self.passage_panel_id()
-        if shown in passage_ids:
-            # Cleared first: the autosave must not store the text of a passage about to go.
-            self.passage_autosave.stop()
-            self.passage_panel.set_passage(None)
-            self.passage_items.set_items([])
-        try:
-            changes = delete(self.bank, item_ids, passage_ids)
-        except QuizsmithError as exc:
-            show_exception(self, exc)
-            return
-        self.forget_items(set(changes.deleted))
-        if changes.passages:
-            self.reload_passages()
-        self.reload_quizzes()
-        what = f"{len(changes.deleted)} item(s)"
-        if changes.passages:
-            what = f"the passage and {what}"
-        self.statusBar().showMessage(f"Deleted {what}.", 8000)
+        """Ask, naming the passage and its items, then delete them (gui/deletion.py)."""
+        return deletion.ask_delete_passage(self)
 
     def forget_items(self, ids: set[int]) -> None:
         """Deleted items leave every list, and the editor if it shows one of them."""
