@@ -68,7 +68,7 @@ class BankBrowser(QWidget):
         self.view = QTableView()
         self.view.setModel(self.proxy)
         setup_item_view(self.view)
-        self.view.setColumnWidth(2, 120)  # the status with the reason (wrapped on two lines)
+        self.view.setColumnWidth(2, 96)  # the status with the reason (wrapped on two lines)
         self.view.setSortingEnabled(True)
         self.view.sortByColumn(0, Qt.SortOrder.DescendingOrder)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)

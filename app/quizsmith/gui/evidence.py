@@ -6,8 +6,9 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from quizsmith.bank.dedupe import FLAG_METRIC as DEDUPE_METRIC
 from quizsmith.domain import Flag, Item, ScoreResult
-from quizsmith.gui.scores import SEVERITY_WORDS
+from quizsmith.gui.scores import SEVERITY_WORDS, chip_title
 from quizsmith.metrics import registry
 from quizsmith.metrics.display import esc, generic_evidence_html
 
@@ -20,7 +21,9 @@ _grey = f" style='color:{HINT_COLOR}'"
 
 def flag_html(flag: Flag) -> str:
     label = SEVERITY_LABELS.get(flag.severity, flag.severity)
-    text = f"<b>{esc(label)}</b> ({esc(flag.metric or 'bank')}): {esc(flag.message)}"
+    # The bank's own flags (near-duplicates) name the bank, a metric's its chip title.
+    source = "bank" if flag.metric in ("", None, DEDUPE_METRIC) else chip_title(flag.metric)
+    text = f"<b>{esc(label)}</b> ({esc(source)}): {esc(flag.message)}"
     if flag.severity == "info":
         return f"<span style='color:{HINT_COLOR}'>{text}</span>"
     return text

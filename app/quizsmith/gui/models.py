@@ -211,8 +211,11 @@ def setup_item_view(view: Any) -> None:
     widths = {0: 36, 1: 46, 2: 70, 4: 90, ItemTableModel.FLAGS_COLUMN: 64}
     for col, width in widths.items():
         view.setColumnWidth(col, width)
+    metrics = header.fontMetrics()
     for col in range(len(_BASE_COLUMNS), ItemTableModel.FLAGS_COLUMN):
-        view.setColumnWidth(col, 50)
+        # As narrow as the chips ("76%", "0.85", "n/a") allow, but never cutting the heading.
+        title = ItemTableModel.COLUMNS[col]
+        view.setColumnWidth(col, max(48, metrics.horizontalAdvance(title) + 14))
     header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
 
 
