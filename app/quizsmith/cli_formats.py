@@ -1,6 +1,7 @@
 """The command-line pieces of question files and the review workflow: `quizsmith import`
-of Moodle XML / GIFT / Aiken (with its "partial" exit status), `quizsmith review` and
-`quizsmith quiz create/add/list`. Kept apart from `cli.py`, which only registers them.
+of Moodle XML / GIFT / Aiken (with its "partial" exit status), `quizsmith review`,
+`quizsmith quiz create/add/list` and `quizsmith delete`. Kept apart from `cli.py`, which
+only registers them.
 
 Exit statuses: 0 all done; 2 refused or failed (nothing changed); 4 partial: an import that
 skipped some questions of the file (each listed with its number and reason).
@@ -139,6 +140,21 @@ def register(sub: Any) -> None:
     q.add_argument("--bank", required=True, help="the bank file")
     q.set_defaults(func=_cmd_quiz_list)
 
+    p = sub.add_parser(
+        "delete",
+        help="delete items, or a passage with its items (as the desktop app's Delete does)",
+        description="Delete items with their scores, flags, reviews and quiz places, or a "
+        "passage with every item written about it. Says what will go and asks first; "
+        "--yes answers for you (needed when the input is not a terminal).",
+    )
+    p.add_argument("ids", nargs="*", type=int, metavar="ID", help="item ids")
+    p.add_argument(
+        "--passage", type=int, action="append", metavar="ID", help="a passage id (repeatable)"
+    )
+    p.add_argument("--bank", required=True, help="the bank file")
+    p.add_argument("--yes", action="store_true", help="do not ask")
+    p.set_defaults(func=_cmd_delete)
+
 
 def _open(bank: str, *, read_only: bool = False) -> Any:
     from quizsmith.bank import ItemBank
@@ -167,6 +183,37 @@ def _cmd_review(args: argparse.Namespace) -> int:
         record_review(bank, args.ids, args.decision, args.reason, args.note)
     status = DECISION_STATUS[args.decision]
     print(f"{len(args.ids)} item(s) now {status}: {', '.join(map(str, args.ids))}.")
+    return 0
+
+
+def _cmd_delete(args: argparse.Namespace) -> int:
+    import sys
+
+    from quizsmith.errors import QuizsmithError
+    from quizsmith.operations.deletion import delete, describe_deletion
+
+    passages = args.passage or []
+    if not args.ids and not passages:
+        raise QuizsmithError(
+            "Nothing to delete.", "Give item ids, or --passage ID (see quizsmith delete --help)."
+        )
+    with _open(args.bank) as bank:
+        plan = describe_deletion(bank, args.ids, passages)
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise QuizsmithError(
+                    f"{plan.sentence()} Not confirmed: the input is not a terminal.",
+                    "Add --yes to delete without asking.",
+                )
+            answer = input(f"{plan.sentence()} Delete? [y/N] ")
+            if answer.strip().casefold() not in ("y", "yes"):
+                print("Nothing was deleted.")
+                return 0
+        changes = delete(bank, args.ids, passages)
+    parts = [f"{len(changes.deleted)} item(s)"]
+    if changes.passages:
+        parts.insert(0, f"{len(changes.passages)} passage(s)")
+    print(f"Deleted {' and '.join(parts)} from {Path(args.bank).name}.")
     return 0
 
 

@@ -24,6 +24,14 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 ITEM_TYPES: Final = ("mcq", "tf", "short", "cloze")
+#: The item types in a teacher's words (the codes meant nothing to the teachers who tried
+#: the app): "does not apply to true/false items".
+ITEM_TYPE_NAMES: Final = {
+    "mcq": "multiple-choice",
+    "tf": "true/false",
+    "short": "short-answer",
+    "cloze": "fill-in-the-blank",
+}
 STATUSES: Final = ("draft", "accepted", "rejected", "needs-review")
 DIFFICULTIES: Final = ("recall", "understanding", "application")
 SEVERITIES: Final = ("info", "warning", "error")

@@ -44,12 +44,15 @@ class Progress:
     done: int = 0
     total: int | None = None
     payload: Any = None
+    #: How far the unit after `done` has got (0-1): a generation's item takes minutes, and
+    #: its steps (questions written, candidates scored) move the bar within it.
+    within: float = 0.0
 
     @property
     def fraction(self) -> float | None:
         if not self.total:
             return None
-        return min(1.0, self.done / self.total)
+        return min(1.0, (self.done + min(max(self.within, 0.0), 1.0)) / self.total)
 
 
 Job = Generator[Progress, None, T]

@@ -232,3 +232,69 @@ def test_concepts_use_the_passages_spelling_and_skip_invented_ones() -> None:
     ]
     assert found[0].score > found[1].score
     assert_consistent(PASSAGE, found)
+
+
+WAR = (
+    "Archduke Franz Ferdinand was shot in Sarajevo on 28 June 1914. "
+    "Austria-Hungary declared war on Serbia on 28 July 1914. "
+    "Germany declared war on Russia on 1 August 1914. "
+    "Britain entered the war on 4 August 1914 after Germany invaded Belgium. "
+    "The alliance system turned a local quarrel into a European war. "
+    "Millions of soldiers were mobilised within weeks."
+)
+
+
+def test_a_new_run_asks_about_other_facts_first_then_other_answers() -> None:
+    """Issue 27: Generate again must write new questions, about facts not asked yet."""
+    from quizsmith.generation.sentences import split_sentences
+
+    sentences = split_sentences(WAR)
+    found = candidate_targets(WAR, sentences)
+    first = choose_targets(found, 3, passage_text=WAR, sentences=sentences)
+    assert len(first) == 3
+    asked_answers = [t.answer for t in first]
+    asked_facts = [t.fact for t in first]
+    second = choose_targets(
+        found,
+        3,
+        passage_text=WAR,
+        sentences=sentences,
+        asked_answers=asked_answers,
+        asked_facts=asked_facts,
+    )
+    assert len(second) == 3
+    assert not {t.sentence_index for t in second} & {t.sentence_index for t in first}
+    assert not {t.answer for t in second} & set(asked_answers)
+    # When the passage has nothing new left, answers not asked before come first, then
+    # the asked ones (never refused outright).
+    everything = choose_targets(
+        found,
+        len(found),
+        passage_text=WAR,
+        sentences=sentences,
+        asked_answers=asked_answers,
+        asked_facts=asked_facts,
+    )
+    answers = [t.answer for t in everything]
+    assert set(answers[-len(asked_answers) :]) == set(asked_answers)
+
+
+def test_candidates_whose_question_was_asked_before_are_dropped() -> None:
+    from quizsmith.domain import Item
+    from quizsmith.generation.pipeline import new_candidates, stem_key
+
+    def short(stem: str) -> Item:
+        return Item(type="short", stem=stem, key="Sarajevo")
+
+    candidates = [
+        short("Where was Franz Ferdinand shot?"),
+        short("Where was  franz ferdinand shot ?"),  # the same question, spaced and cased
+        short("In which city was the Archduke shot?"),
+    ]
+    assert stem_key("Where was  franz ferdinand shot ?") == stem_key(candidates[0].stem)
+    kept = new_candidates(candidates, ["WHERE WAS FRANZ FERDINAND SHOT?"])
+    assert [c.stem for c in kept] == ["In which city was the Archduke shot?"]
+    assert [c.stem for c in new_candidates(candidates, [])] == [
+        "Where was Franz Ferdinand shot?",
+        "In which city was the Archduke shot?",
+    ]

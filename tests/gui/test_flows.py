@@ -4,6 +4,7 @@ settings (keys into the keyring), the chart. Generation runs the real bundled mo
 from __future__ import annotations
 
 import csv
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -118,15 +119,18 @@ def test_export_dialog_writes_accepted_items(
 
     if not any(name == "csv" for name, _, _ in available_exporters()):
         pytest.skip("the csv exporter is not installed")
-    opened: list[str] = []
-    monkeypatch.setattr(
-        "quizsmith.gui.export_dialog.QDesktopServices.openUrl", lambda url: opened.append(url)
-    )
+    # A real program in xdg-open's place, which writes down the file it was asked to open.
+    marker = tmp_path / "opened.txt"
+    opener = [sys.executable, "-c", f"import sys; open({str(marker)!r}, 'w').write(sys.argv[1])"]
+    monkeypatch.setattr("quizsmith.gui.export_dialog.USES_XDG_OPEN", True)
+    monkeypatch.setattr("quizsmith.gui.export_dialog.opener_command", lambda: opener)
     bank.review(sample["good"], "accept")
     bank.review(sample["alt"], "accept")
     dialog = ExportDialog(bank, JobRunner())
     qtbot.addWidget(dialog)
     dialog.format_box.setCurrentIndex(dialog.format_box.findData("csv"))
+    assert not dialog.open_check.isChecked()  # off until the teacher turns it on
+    dialog.open_check.setChecked(True)
     out = tmp_path / "out.csv"
     dialog.path_edit.setText(str(out))
     worker = dialog.export()
@@ -138,7 +142,8 @@ def test_export_dialog_writes_accepted_items(
         text = f.read()
     assert "Where in the plant cell" in text and "Which gas do plants release" not in text
     assert list(csv.reader(text.splitlines()))
-    assert opened
+    qtbot.waitUntil(marker.exists, timeout=30_000)
+    assert marker.read_text(encoding="utf-8") == str(out)
 
 
 def test_export_of_an_empty_selection_says_why(
@@ -233,6 +238,8 @@ def test_score_distribution_chart(qtbot: Any, bank: ItemBank, sample: dict[str, 
     assert histogram([0.0, 0.05, 0.95, 1.0, 0.5]) == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
     dialog = ChartDialog(bank)
     qtbot.addWidget(dialog)
+    assert dialog.metric_box.currentData() == "overall"  # the headline first (issue 27)
+    dialog.metric_box.setCurrentIndex(dialog.metric_box.findData("naco"))
     assert sum(dialog.counts) == 3  # three items have a NACo score
     dialog.metric_box.setCurrentIndex(dialog.metric_box.findData("kda"))
     assert sum(dialog.counts) == 2

@@ -410,7 +410,9 @@ class AnswerKeyDocxFormat(_WordExporter):
         _para(doc, f"Answer key: {options.title}", "Quiz Title")
         _para(
             doc,
-            f"Form {seed}: the letters match the student sheet exported with seed {seed}.",
+            # In a teacher's words: "seed" meant nothing to the teachers who tried it.
+            f"Form {seed}: the letters match the student sheet marked “Form {seed}” "
+            "(each form orders the options its own way).",
             "Quiz Instructions",
         )
         widths = [0.6, 0.6, 5.3]

@@ -25,9 +25,14 @@ class GenerationRequest:
     seed: int = 0
     #: Answers not to ask about again (items already made, e.g. when a batch resumes).
     avoid_answers: tuple[str, ...] = ()
-    #: Questions already asked about this passage (a resumed batch): a candidate with the
-    #: same question is not made again, even with another answer.
+    #: Questions already asked about this passage (a resumed batch, an earlier run, a
+    #: rejected item): a candidate with the same question is not made again, even with
+    #: another answer.
     avoid_stems: tuple[str, ...] = ()
+    #: Answers and facts earlier runs asked about: other facts and answers are chosen first,
+    #: these only when the passage has nothing else (see `targets.choose_targets`).
+    asked_answers: tuple[str, ...] = ()
+    asked_facts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 1 <= self.n <= 100:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,17 +55,43 @@ class Built:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class BuildStep:
+    """A step of building one target's candidates, announced before it runs, so that a
+    front end can say which of the slow model calls is under way (issue 27)."""
+
+    #: What is being done, in a teacher's words ("writing question 2 of 3").
+    what: str
+    #: How much of the building is done before this step (0-1).
+    share: float
+
+
+BuildSteps = Generator[BuildStep, None, Built]
+
+
 def build_candidates(
     target: Target, item_type: str, k: int, ctx: BuildContext, *, keep: int | None = None
 ) -> Built:
     """Up to `keep` candidates (default k) from at most k attempts: without ranking, one
     valid candidate is all that is needed, so the other attempts are not spent."""
+    steps = build_steps(target, item_type, k, ctx, keep=keep)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
+def build_steps(
+    target: Target, item_type: str, k: int, ctx: BuildContext, *, keep: int | None = None
+) -> BuildSteps:
+    """`build_candidates` as a generator that announces each step before it runs."""
     keep = k if keep is None else keep
     if item_type == "cloze":
         return Built([_cloze(target, ctx)])
     if item_type == "tf":
-        return _true_false(target, keep, ctx)
-    return _questions(target, item_type, k, keep, ctx)
+        return (yield from _true_false(target, keep, ctx))
+    return (yield from _questions(target, item_type, k, keep, ctx))
 
 
 def _provenance(ctx: BuildContext, seed: int, started: float, **extra: Any) -> dict[str, Any]:
@@ -119,12 +145,16 @@ def _cloze(target: Target, ctx: BuildContext) -> Item:
     )
 
 
-def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildContext) -> Built:
+def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildContext) -> BuildSteps:
     built = Built()
     stems: list[tuple[int, str, float, str]] = []  # (seed, question, started, method)
+    # The distractors of a multiple-choice item are one more model call.
+    parts = k + (1 if item_type == "mcq" else 0)
     for attempt in range(k):
         if len(stems) >= keep:
             break
+        yield BuildStep(f"writing question {attempt + 1} of {k}", attempt / parts)
+        # After the announcement: a Cancel pressed while it was shown stops before the call.
         ctx.cancel.raise_if_cancelled()
         started = time.perf_counter()
         seed = ctx.seed + attempt
@@ -171,6 +201,7 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     # gave a full set).
     wanted = ctx.filter_config.wanted
     for seed, text, _, _ in stems:
+        yield BuildStep("choosing wrong answers and checking them", k / parts)
         chosen, dropped, note = _distractors(text, target, ctx, seed)
         if note:
             built.notes.append(note)
@@ -236,7 +267,7 @@ def _distractors(
     return outcome.kept, outcome.dropped, note
 
 
-def _true_false(target: Target, k: int, ctx: BuildContext) -> Built:
+def _true_false(target: Target, k: int, ctx: BuildContext) -> BuildSteps:
     built = Built()
     started = time.perf_counter()
     rng = random.Random(ctx.seed)
@@ -257,6 +288,7 @@ def _true_false(target: Target, k: int, ctx: BuildContext) -> Built:
         )
         return built
     cloze = _cloze(target, ctx).stem
+    yield BuildStep("changing the fact into a false statement and checking it", 0.0)
     chosen, dropped, note = _distractors(f"Complete: {cloze}", target, ctx, ctx.seed)
     if note:
         built.notes.append(note)

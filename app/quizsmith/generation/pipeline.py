@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Generator, Sequence
 
-from quizsmith.domain import Passage
+from quizsmith.domain import Item, Passage
 from quizsmith.errors import CancelledError, QuizsmithError
 from quizsmith.generation import writer
 from quizsmith.generation.api import GeneratedStep, GenerationRequest, GenerationResult
-from quizsmith.generation.builder import BuildContext, build_candidates
-from quizsmith.generation.rank import best_first, score_candidates, score_kept
+from quizsmith.generation.builder import BuildContext, BuildSteps, Built, build_steps
+from quizsmith.generation.rank import (
+    best_first,
+    kept_metrics,
+    rank_metrics,
+    score_candidates,
+    score_kept,
+)
 from quizsmith.generation.sentences import split_sentences
 from quizsmith.generation.targets import (
     ENGLISH_ONLY_NOTE,
@@ -41,6 +48,11 @@ TYPE_NAMES = {
 SPARE_TARGETS = 2.0
 #: Only this much of a long passage goes to the key-concept prompt (tiny context windows).
 CONCEPT_PROMPT_CHARS = 2500
+#: Where writing a ranked item's candidates ends and scoring them begins, and where scoring
+#: the kept one begins, as shares of the item (progress within an item; rough, since the
+#: time each part takes depends on the models).
+WRITING_SHARE = 0.5
+RANKED_SHARE = 0.85
 
 
 def generate_items(
@@ -69,8 +81,15 @@ def generate_items(
     n = request.n
     yield Progress("Reading the passage", 0, n)
     try:
+        # Each slow step says what it is: the first minute used to read "Reading the
+        # passage" throughout (issue 27).
+        yield Progress("Loading the question-writing model", 0, n)
+        # Checked after each announcement: Cancel stops before the next model step.
+        cancel.raise_if_cancelled()
         generator = provider_for_role("generator", settings)
         profile = writer.profile_for(generator, settings)
+        yield Progress("Finding facts to ask about (the model reads the passage)", 0, n)
+        cancel.raise_if_cancelled()
         targets = _targets(text, sentences, request, generator, profile, cancel)
         if not targets and written_without_spaces(text):
             raise PassageError(ENGLISH_ONLY_NOTE, "Give a passage in English.")
@@ -80,6 +99,8 @@ def generate_items(
                 "dates or key terms were found).",
                 "Pin a fact or an answer, or give a longer passage.",
             )
+        yield Progress("Loading the models that check the wrong answers", 0, n)
+        cancel.raise_if_cancelled()
         ctx = BuildContext(
             passage=passage,
             generator=generator,
@@ -101,38 +122,52 @@ def generate_items(
             if len(result.items) >= n:
                 break
             item_type = request.types[len(result.items) % len(request.types)]
-            label = f"Item {len(result.items) + 1}/{n}"
-            yield Progress(
-                f"{label}: writing a {TYPE_NAMES[item_type]} about {target.answer!r}",
-                len(result.items),
-                n,
-            )
+            done = len(result.items)
+            label = f"Item {done + 1}/{n}"
+            about = f"a {TYPE_NAMES[item_type]} about {_quoted(target.answer)}"
+            yield Progress(f"{label}: {about}", done, n)
+            cancel.raise_if_cancelled()
             ctx.seed = request.seed + 100 * index
-            built = build_candidates(
-                target,
-                item_type,
-                request.candidates_per_target,
-                ctx,
-                keep=None if request.rank else 1,
+            # Of an item's time, writing takes about half when the candidates are ranked;
+            # the rest goes to scoring them (measured shares vary with the models).
+            writing = WRITING_SHARE if request.rank else 1.0
+            built = yield from _announced(
+                build_steps(
+                    target,
+                    item_type,
+                    request.candidates_per_target,
+                    ctx,
+                    keep=None if request.rank else 1,
+                ),
+                f"{label} ({about})",
+                done,
+                n,
+                writing,
             )
             for note in built.notes:
                 result.dropped.append(f"{target.answer!r}: {note}")
             if not built.candidates:
                 continue
-            ranked = built.candidates
-            if request.rank:  # also a lone candidate: the item arrives scored
-                yield from score_candidates(built.candidates, metric_ctx, label)
-                ranked = best_first(built.candidates)
-            # Two items with one question (different keys) are one question asked twice.
-            asked = {_stem_key(s) for s in request.avoid_stems}
-            asked.update(_stem_key(it.stem) for it in result.items)
-            ranked = [c for c in ranked if _stem_key(c.stem) not in asked]
-            if not ranked:
+            # Two items with one question (different keys) are one question asked twice; a
+            # question already in the bank (or rejected there) is not written again. Before
+            # ranking: a candidate that cannot be kept is not worth its model time.
+            fresh = new_candidates(
+                built.candidates, [*request.avoid_stems, *(it.stem for it in result.items)]
+            )
+            if not fresh:
                 result.dropped.append(f"{target.answer!r}: the same question as an earlier item")
                 continue
+            ranked = fresh
+            if request.rank:  # also a lone candidate: the item arrives scored
+                runs = len(fresh) * len(rank_metrics(item_type))
+                scoring = score_candidates(fresh, metric_ctx, label)
+                yield from _spread(scoring, runs, done, n, writing, RANKED_SHARE)
+                ranked = best_first(fresh)
             best, alternatives = ranked[0], ranked[1:]
             if request.rank:
-                yield from score_kept(best, metric_ctx, label)
+                runs = len(kept_metrics(best.type))
+                scoring = score_kept(best, metric_ctx, label)
+                yield from _spread(scoring, runs, done, n, RANKED_SHARE, 1.0)
             best.alternatives = alternatives
             result.items.append(best)
             yield Progress(
@@ -149,6 +184,33 @@ def generate_items(
         )
         result.shortfall = _shortfall(len(result.items), n, len(targets), result.dropped, advice)
     return result
+
+
+def _announced(
+    steps: BuildSteps, label: str, done: int, n: int, share: float
+) -> Generator[Progress, None, Built]:
+    """The building steps of one item as progress within it (0 to `share` of the item)."""
+    while True:
+        try:
+            step = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        yield Progress(f"{label}: {step.what}", done, n, within=step.share * share)
+
+
+def _spread(
+    events: Generator[Progress, None, None],
+    count: int,
+    done: int,
+    n: int,
+    start: float,
+    end: float,
+) -> Generator[Progress, None, None]:
+    """Scoring events (each announces one of `count` metric runs) as progress within item
+    `done`, from `start` to `end` of it."""
+    for i, event in enumerate(events):
+        within = start + (end - start) * min(i, count) / max(count, 1)
+        yield Progress(event.message, done, n, event.payload, within=within)
 
 
 def _targets(
@@ -178,6 +240,8 @@ def _targets(
         seed=request.seed,
         passage_text=text,
         sentences=list(sentences),  # type: ignore[arg-type]
+        asked_answers=request.asked_answers,
+        asked_facts=request.asked_facts,
     )
 
 
@@ -212,8 +276,29 @@ def _unique(values: object) -> list[str]:
     return list(seen)
 
 
-def _stem_key(stem: str) -> str:
-    return " ".join(stem.casefold().split()).rstrip("?. ")
+def stem_key(stem: str) -> str:
+    """A question as compared for "asked before": without case, spacing and punctuation."""
+    return " ".join(re.sub(r"[^\w\s]", " ", stem.casefold()).split())
+
+
+def new_candidates(candidates: Sequence[Item], asked_stems: Sequence[str]) -> list[Item]:
+    """The candidates whose question was not asked before (`asked_stems`: the bank's
+    questions about the passage, rejected ones included, and this run's), nor by an earlier
+    candidate of the list."""
+    asked = {stem_key(s) for s in asked_stems}
+    kept = []
+    for item in candidates:
+        key = stem_key(item.stem)
+        if key not in asked:
+            asked.add(key)
+            kept.append(item)
+    return kept
+
+
+def _quoted(answer: str) -> str:
+    """An answer as a progress message quotes it (short, in typographic quotes)."""
+    text = " ".join(answer.split())
+    return f"“{text[:40]}…”" if len(text) > 40 else f"“{text}”"
 
 
 def _shortfall(made: int, n: int, n_targets: int, dropped: list[str], advice: str) -> str:

@@ -67,12 +67,13 @@ def score_candidates(
 ) -> Generator[Progress, None, None]:
     """Score every candidate with the ranking metrics of its type (stored on the items)."""
     for n, item in enumerate(candidates, 1):
-        yield from _score(item, rank_metrics(item.type), ctx, f"{label}: candidate {n}")
+        where = f"{label}: checking candidate {n} of {len(candidates)}"
+        yield from _score(item, rank_metrics(item.type), ctx, where)
 
 
 def score_kept(item: Item, ctx: MetricContext, label: str) -> Generator[Progress, None, None]:
     """Score the kept candidate with the rest of the live metrics."""
-    yield from _score(item, kept_metrics(item.type), ctx, label)
+    yield from _score(item, kept_metrics(item.type), ctx, f"{label}: scoring the best candidate")
 
 
 def _score(
@@ -81,7 +82,8 @@ def _score(
     for name in names:
         ctx.cancel.raise_if_cancelled()
         metric = registry.get(name)()
-        yield Progress(f"{label}: scoring with {metric.title}")
+        yield Progress(f"{label} ({metric.title or name})")
+        ctx.cancel.raise_if_cancelled()
         result = metric.score(item, ctx)
         flags = metric.flags(result, ctx.options(metric)) if result.scored else []
         apply_result(item, result, flags)

@@ -69,6 +69,10 @@ __all__ = [
 
 # -- choosing ------------------------------------------------------------------------------------
 
+#: Taken off the value of a target whose answer an earlier run asked about: more than any
+#: target's score (0-1) and jitter, so every answer not asked before comes first.
+ASKED_PENALTY = 2.0
+
 
 def choose_targets(
     candidates: Sequence[Target],
@@ -79,10 +83,17 @@ def choose_targets(
     seed: int = 0,
     passage_text: str | None = None,
     sentences: Sequence[Sentence] | None = None,
+    asked_answers: Sequence[str] = (),
+    asked_facts: Sequence[str] = (),
 ) -> list[Target]:
     """Up to `n` targets that cover the passage: the teacher's pins first, then one target per
     sentence (best sentences first, varying the kinds of answer) before any sentence gets a
     second one. Answers are not repeated. The same inputs and seed give the same list.
+
+    `asked_answers` and `asked_facts` are what earlier runs on the passage asked about:
+    sentences holding none of those facts come first, and among the rest, answers not
+    asked before; the asked ones are chosen only when the passage has nothing else
+    ("Generate" again wrote the same questions, issue 27).
 
     Pins are checked against `passage_text` (and its `sentences`, split here when omitted);
     without it, only the sentences that have candidates can be searched. A pinned answer must
@@ -99,6 +110,9 @@ def choose_targets(
     )
     used_answers = {t.answer.casefold() for t in chosen}
     covered = {t.sentence_index for t in chosen}
+    # Sentences asked about before count as covered: the first round goes to the others.
+    covered |= {t.sentence_index for t in candidates if _asked_fact(t.fact, asked_facts)}
+    asked = {" ".join(a.split()).casefold() for a in asked_answers}
 
     # A small seeded jitter breaks ties and lets another seed pick among near-equal targets.
     jitter = {id(t): rng.uniform(0.0, 0.03) for t in candidates}
@@ -109,7 +123,8 @@ def choose_targets(
 
     def value(t: Target) -> float:
         # Each earlier answer of the same kind costs a little: a quiz of ten dates is dull.
-        return t.score + jitter[id(t)] - 0.08 * kind_count[t.kind]
+        repeat = ASKED_PENALTY if " ".join(t.answer.split()).casefold() in asked else 0.0
+        return t.score + jitter[id(t)] - 0.08 * kind_count[t.kind] - repeat
 
     while len(chosen) < n:
         open_ = {
@@ -133,6 +148,17 @@ def choose_targets(
         covered.add(best.sentence_index)
         kind_count[best.kind] += 1
     return chosen
+
+
+def _asked_fact(fact: str, asked_facts: Sequence[str]) -> bool:
+    """Whether a sentence is one an earlier item tested (its target fact is the sentence, a
+    part of it, or holds it), compared without case and spacing."""
+    key = " ".join(fact.split()).casefold()
+    for asked in asked_facts:
+        other = " ".join(asked.split()).casefold()
+        if other and (other in key or key in other):
+            return True
+    return False
 
 
 def _pinned_targets(

@@ -38,6 +38,7 @@ class BankBrowser(QWidget):
     quizzes_changed = Signal()
     score_requested = Signal(list)  # item ids
     items_changed = Signal(list)  # ids whose stored state changed here
+    delete_requested = Signal(list)  # item ids the teacher asked to delete
 
     #: A refresh finished and the list shows its result.
     refreshed = Signal()
@@ -67,7 +68,7 @@ class BankBrowser(QWidget):
         self.view = QTableView()
         self.view.setModel(self.proxy)
         setup_item_view(self.view)
-        self.view.setColumnWidth(2, 170)  # the status with the reason for the decision
+        self.view.setColumnWidth(2, 96)  # the status with the reason (wrapped on two lines)
         self.view.setSortingEnabled(True)
         self.view.sortByColumn(0, Qt.SortOrder.DescendingOrder)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -83,26 +84,31 @@ class BankBrowser(QWidget):
             self.status_target.addItem(status)
         self.status_button = QPushButton("Set status")
         self.score_button = QPushButton("Score selected")
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.setToolTip("Delete the selected items (asks first; Del)")
 
         filters = QHBoxLayout()
         filters.addWidget(self.search_edit, 2)
         for box in (self.status_box, self.subject_box, self.tag_box, self.flag_box, self.quiz_box):
             filters.addWidget(box)
+        # Two rows: in one, the actions made the Bank tab (and so the window) too wide for
+        # a 1366-pixel laptop screen beside the passage list and the editor (issue 27).
         actions = QHBoxLayout()
         actions.addWidget(self.count_label)
         actions.addStretch(1)
-        for w in (
-            self.quiz_target,
-            self.add_quiz_button,
-            self.status_target,
-            self.status_button,
-            self.score_button,
-        ):
-            actions.addWidget(w)
+        actions.addWidget(self.score_button)
+        actions.addWidget(self.delete_button)
+        bulk = QHBoxLayout()
+        for w in (self.quiz_target, self.add_quiz_button):
+            bulk.addWidget(w)
+        bulk.addStretch(1)
+        for w in (self.status_target, self.status_button):
+            bulk.addWidget(w)
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
         layout.addWidget(self.view, 1)
         layout.addLayout(actions)
+        layout.addLayout(bulk)
 
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
@@ -117,6 +123,7 @@ class BankBrowser(QWidget):
             lambda: self.set_status(self.selected_ids(), self.status_target.currentText())
         )
         self.score_button.clicked.connect(lambda: self.score_requested.emit(self.selected_ids()))
+        self.delete_button.clicked.connect(lambda: self.delete_requested.emit(self.selected_ids()))
 
     @staticmethod
     def _combo(any_label: str, entries: list[tuple[str, Any]]) -> QComboBox:

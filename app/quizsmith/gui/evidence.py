@@ -6,34 +6,47 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from quizsmith.bank.dedupe import FLAG_METRIC as DEDUPE_METRIC
 from quizsmith.domain import Flag, Item, ScoreResult
+from quizsmith.gui.scores import SEVERITY_WORDS, chip_title
 from quizsmith.metrics import registry
 from quizsmith.metrics.display import esc, generic_evidence_html
 
 #: Flag severities and how the evidence and the review queue show them: "info" is a hint
 #: (grey), the others are warnings that put an item first in the review queue.
-SEVERITY_LABELS = {"info": "hint", "warning": "warning", "error": "error"}
+SEVERITY_LABELS = SEVERITY_WORDS
 HINT_COLOR = "#777777"
 _grey = f" style='color:{HINT_COLOR}'"
 
 
 def flag_html(flag: Flag) -> str:
     label = SEVERITY_LABELS.get(flag.severity, flag.severity)
-    text = f"<b>{esc(label)}</b> ({esc(flag.metric or 'bank')}): {esc(flag.message)}"
+    # The bank's own flags (near-duplicates) name the bank, a metric's its chip title.
+    source = "bank" if flag.metric in ("", None, DEDUPE_METRIC) else chip_title(flag.metric)
+    text = f"<b>{esc(label)}</b> ({esc(source)}): {esc(flag.message)}"
     if flag.severity == "info":
         return f"<span style='color:{HINT_COLOR}'>{text}</span>"
     return text
 
 
-def evidence_html(item: Item, stale: Collection[str] = ()) -> str:
+#: What the "out of date" note says, by why the results are greyed.
+STALE_NOTES = {
+    "edited": "the greyed results below describe the text before your edit; they are "
+    "replaced as the new scores arrive.",
+    "recomputing": "the greyed results below are being computed again; they are replaced "
+    "as the new scores arrive.",
+}
+
+
+def evidence_html(item: Item, stale: Collection[str] = (), why: str = "edited") -> str:
     """The evidence of every score; metrics in `stale` (edited since, or being re-scored)
-    are shown greyed under a note, so old evidence is never read as current."""
+    are shown greyed under a note saying `why` ("edited" or "recomputing"), so old evidence
+    is never read as current."""
     parts = []
     if stale and any(m in item.scores for m in stale):
         parts.append(
-            "<p style='background:#fbe7b5; padding:4px'><b>Out of date:</b> the greyed "
-            "results below describe the text before your edit (or are being recomputed); "
-            "they are replaced as the new scores arrive.</p>"
+            "<p style='background:#fbe7b5; padding:4px'><b>Out of date:</b> "
+            f"{STALE_NOTES.get(why, STALE_NOTES['edited'])}</p>"
         )
     if item.flags:
         parts.append("<h3>Review reasons</h3><ul>")

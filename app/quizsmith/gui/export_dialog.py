@@ -1,14 +1,21 @@
 """The export dialog: the bank's items (a quiz, or every item with a status) to a file in
 any installed export format, written in a worker; failures show as messages with the fix.
+
+It remembers its choices (format, items, folder, "Open when done") in gui.ini, gives each
+format a file name of its own (switching from the student sheet to the answer key used to
+keep "quiz.docx", and only the overwrite question stopped the key replacing the sheet), and
+says so when nothing can open the file (issue 27).
 """
 
 from __future__ import annotations
 
+import shutil
+import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QProcess, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -26,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from quizsmith.bank.store import ItemBank
-from quizsmith.gui import jobs
+from quizsmith.gui import jobs, prefs
 from quizsmith.gui.messages import show_error
 from quizsmith.gui.selection_box import SelectionBox
 from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
@@ -44,6 +51,34 @@ def export_job(
         return export_from_bank(bank, format_name, path, quiz=quiz, status=status)
 
     return job
+
+
+#: Added to the file name of a format that shares its extension with another, so that the
+#: answer key does not take the student sheet's name.
+FILE_TAGS = {"docx-key": "-answer-key", "docx-report": "-report"}
+#: Desktops where files open through xdg-open (Windows and macOS: Qt's QDesktopServices,
+#: which reports a failure itself; on Linux it returned True with nothing opened).
+USES_XDG_OPEN = sys.platform not in ("win32", "darwin")
+
+
+def opener_command() -> list[str] | None:
+    """The command that opens a file in its usual program (Linux desktops: xdg-open), or None
+    when there is none here."""
+    found = shutil.which("xdg-open")
+    return [found] if found else None
+
+
+def file_name_for(current: Path, old_format: str | None, new_format: str, ext: str) -> Path:
+    """`current` renamed for `new_format`: its extension, and its tag ("-answer-key") in
+    place of the old format's."""
+    stem = current.stem
+    old_tag = FILE_TAGS.get(old_format or "", "")
+    if old_tag and stem.endswith(old_tag):
+        stem = stem[: -len(old_tag)]
+    new_tag = FILE_TAGS.get(new_format, "")
+    if new_tag and not stem.endswith(new_tag):
+        stem += new_tag
+    return current.with_name(stem + (ext or current.suffix))
 
 
 def available_exporters() -> list[tuple[str, str, str]]:
@@ -71,7 +106,9 @@ class ExportDialog(QDialog):
         self.path_edit = QLineEdit()
         self.browse_button = QPushButton("Browse…")
         self.open_check = QCheckBox("Open when done")
-        self.open_check.setChecked(True)
+        self._format_name: str | None = None
+        #: The program opening the last export (Linux), kept until it has answered.
+        self.opener: QProcess | None = None
         self.status = QLabel("")
         self.status.setWordWrap(True)
         self.progress = ProgressPanel()
@@ -101,6 +138,7 @@ class ExportDialog(QDialog):
         self.browse_button.clicked.connect(self._browse)
         self.export_button.clicked.connect(self.export)
         self.format_box.currentIndexChanged.connect(self._format_changed)
+        self._restore_choices()
         if not self.formats:
             self.status.setText(
                 "No export formats are installed yet. Reinstall Quizsmith with `make install`."
@@ -109,17 +147,52 @@ class ExportDialog(QDialog):
         else:
             self._format_changed()
 
+    def _restore_choices(self) -> None:
+        saved = prefs.export_choices()
+        index = self.format_box.findData(saved.get("format"))
+        if index >= 0:
+            self.format_box.blockSignals(True)
+            self.format_box.setCurrentIndex(index)
+            self.format_box.blockSignals(False)
+        if saved.get("items"):
+            kind, _, value = saved["items"].partition(":")
+            self.selection.select(kind, value)
+        folder = Path(saved.get("folder") or Path.home())
+        self.path_edit.setText(str(folder / "quiz"))
+        if USES_XDG_OPEN and opener_command() is None:
+            # Said before the export, not found out after it.
+            self.open_check.setChecked(False)
+            self.open_check.setEnabled(False)
+            self.open_check.setToolTip(
+                "No program to open files (xdg-open) was found on this computer; open the "
+                "file from your file manager."
+            )
+        else:
+            self.open_check.setChecked(saved.get("open") == "1")
+
+    def _remember_choices(self, path: Path) -> None:
+        kind, value = self.selection.choice()
+        prefs.set_export_choices(
+            {
+                "format": str(self.format_box.currentData()),
+                "items": f"{kind}:{value}",
+                "folder": str(path.parent),
+                "open": "1" if self.open_check.isChecked() else "0",
+            }
+        )
+
     def extension(self) -> str:
         index = self.format_box.currentIndex()
         return self.formats[index][2] if 0 <= index < len(self.formats) else ""
 
     def _format_changed(self) -> None:
         text = self.path_edit.text().strip()
-        ext = self.extension()
-        if not text:
-            self.path_edit.setText(str(Path.home() / f"quiz{ext}"))
-        elif ext:
-            self.path_edit.setText(str(Path(text).with_suffix(ext)))
+        name = str(self.format_box.currentData())
+        current = Path(text).expanduser() if text else Path.home() / "quiz"
+        self.path_edit.setText(
+            str(file_name_for(current, self._format_name, name, self.extension()))
+        )
+        self._format_name = name
 
     def _browse(self) -> None:
         # Export itself asks before replacing a file (also for a typed name): ask once.
@@ -173,6 +246,7 @@ class ExportDialog(QDialog):
         quiz = value if kind == "quiz" else None
         status = value if kind == "status" else None
         name = str(self.format_box.currentData())
+        self._remember_choices(path)
         worker = self.runner.start(export_job(self.bank, name, path, quiz, status))
         self.progress.attach(worker, "Exporting")
         self.export_button.setEnabled(False)
@@ -189,18 +263,39 @@ class ExportDialog(QDialog):
                 str(s) for s in result.skipped[:5]
             )
         self.status.setText(text)
-        if self.open_check.isChecked() and not QDesktopServices.openUrl(
-            QUrl.fromLocalFile(str(result.path))
-        ):
-            note = (
-                f"The file is saved, but no program to open {Path(result.path).suffix or 'it'}"
-                " files was found here."
-            )
-            self.status.setText(f"{text} {note}")
-            show_error(
-                self,
-                note,
-                f"Open {result.path} from your file manager, or install a program for this "
-                "kind of file (e.g. LibreOffice for Word files).",
-                "Could not open the file",
-            )
+        if self.open_check.isChecked():
+            self.open_file(Path(result.path))
+
+    def open_file(self, path: Path) -> None:
+        """Open the export in its usual program; say so when none can."""
+        if not USES_XDG_OPEN:
+            if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+                self._cannot_open(path)
+            return
+        command = opener_command()
+        if command is None:
+            self._cannot_open(path)
+            return
+        # xdg-open answers with its exit status (3: no program for the file type), which
+        # QDesktopServices threw away: run it and listen.
+        process = QProcess(self)
+
+        def finished(code: int, _status: object) -> None:
+            if code != 0:
+                self._cannot_open(path)
+
+        process.finished.connect(finished)
+        process.errorOccurred.connect(lambda _error: self._cannot_open(path))
+        self.opener = process
+        process.start(command[0], [*command[1:], str(path)])
+
+    def _cannot_open(self, path: Path) -> None:
+        note = f"The file is saved, but no program to open {path.suffix or 'it'} files was found."
+        self.status.setText(f"{self.status.text()} {note}".strip())
+        show_error(
+            self,
+            note,
+            f"Open {path} from your file manager, or install a program for this kind of file "
+            "(e.g. LibreOffice for Word files).",
+            "Could not open the file",
+        )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from quizsmith.gui.scores import LEVEL_COLORS
+from quizsmith.metrics.mirror_prompts import CRITERIA as MIRROR_CRITERIA
 
 #: Section anchors of the guide (menu entries open at one of them).
 SECTIONS = ("start", "scores", "flags", "queue", "shortcuts")
@@ -20,9 +21,52 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Ctrl+,", "Settings…"),
     ("Ctrl+Z / Ctrl+Shift+Z", "Undo / redo in any text field"),
     ("A / R", "Accept / reject the selected item in the review queue"),
+    ("Del", "Delete the selected items of a list (asks first)"),
     ("F1", "This guide"),
     ("Ctrl+Q", "Quit (unsaved item edits are kept as a draft)"),
 )
+
+
+#: Each review reason in a teacher's words, by flag code (every metric's `flag_codes`;
+#: tests/gui check that none is missing).
+FLAG_WORDS = {
+    "no-question-form": "it does not read as a question",
+    "one-distractor": "a multiple-choice item with only one wrong answer",
+    "low-overall": "a low overall estimate",
+    "near-duplicate": "very like an item already in the bank",
+    "not-a-question": "the model says it is not a real question",
+    "answer-differs": "the model's answer differs from the key",
+    "too-easy": "fewer reasoning steps than expected",
+    "too-hard": "more reasoning steps than expected",
+    "kda-weak": "knowing the fact hardly helps to answer it",
+    "answerable-without-passage": "answerable without the passage",
+    "two-options-correct": "two options may be correct",
+    "distractor-never-chosen": "a wrong answer nobody chooses",
+    "key-in-stem": "the answer's words appear in the question",
+    "not-answerable-from-passage": "not answerable from its passage",
+    "far-from-reference": "far from the reference wording",
+    **{f"mirror-low-{c}": f"a low MIRROR rating for {c}" for c in MIRROR_CRITERIA},
+}
+#: Severities of flags the measured policy does not list (they keep their metric's own).
+_UNLISTED_SEVERITY = {"near-duplicate": "warning", "far-from-reference": "info"}
+
+
+def flag_severity(code: str) -> str:
+    """How the app shows a flag: the measured policy's severity (metrics/flag_policy.py)."""
+    from quizsmith.metrics.flag_policy import FLAG_POLICY
+
+    rule = FLAG_POLICY.get(code)
+    return rule.severity if rule is not None else _UNLISTED_SEVERITY.get(code, "warning")
+
+
+def _flag_list(severity: str) -> str:
+    wanted = ("warning", "error") if severity == "warning" else (severity,)
+    words = [w for code, w in FLAG_WORDS.items() if flag_severity(code) in wanted]
+    mirror = [w for w in words if w.startswith("a low MIRROR rating")]
+    words = [w for w in words if w not in mirror]
+    if mirror:
+        words.append("a low MIRROR rating (grammar, relevance …)")
+    return ", ".join(f"<i>{w}</i>" for w in words)
 
 
 def _chip(level: str, text: str) -> str:
@@ -38,14 +82,18 @@ def guide_html() -> str:
 drop a .txt, .md, .docx or .pdf file). Give it a title and a subject.</li>
 <li><b>Generate.</b> Choose how many items and which types, then press <i>Generate</i>
 (Ctrl+G). Each finished item appears in the table and is saved at once; <i>Cancel</i>
-keeps the finished ones.</li>
+keeps the finished ones. The status bar says which step is running; the first item can take
+a few minutes on a laptop while the models load. <i>Generate</i> again writes new questions,
+about other facts first, and never one the bank already has (a rejected one included).</li>
 <li><b>Check each item.</b> Click an item: the editor on the right shows its scores as
 coloured chips and, under <i>Evidence</i>, what the models saw and why they scored it so.
 Edit the wording; the live scores follow about a second after you stop typing.
 <i>Save</i> (Ctrl+S) stores the text; until then your edits are a draft and the item,
 its scores and exports stay as last saved.</li>
 <li><b>Decide.</b> <i>Accept</i> or <i>Reject</i> (pick a reason). The <i>Review queue</i>
-tab lists every item still undecided, the ones with warnings first.</li>
+tab lists every item still undecided, the ones with warnings first. <i>Delete…</i> (or Del
+in a list) removes items, and the button under the passages a passage with its items; both
+ask first.</li>
 <li><b>Export.</b> File → Export… writes the accepted items (or a quiz) as a Word student
 sheet, an answer key, a teacher report, or a Moodle, Canvas (QTI), GIFT, Aiken or CSV
 file.</li>
@@ -54,50 +102,51 @@ file.</li>
 items worth a second look; they do not replace your judgement.</p>
 
 <h2><a name="scores"></a>What the scores mean</h2>
-<p>Chip colours: {_chip("good", "green")} good, {_chip("ok", "amber")} worth a look (a
-warning), {_chip("bad", "red")} probably a problem, {_chip("none", "grey")} not scored
-(the tooltip says why). Hover over a chip for the number and its reasons. A result marked
-<i>out of date</i> describes the text before your last edit and is being recomputed.</p>
+<p>Chip colours follow each score's own scale and its review reasons:
+{_chip("good", "green")} good, {_chip("ok", "amber")} worth a look,
+{_chip("bad", "red")} probably a problem, {_chip("none", "grey")} not scored, out of date,
+or <i>does not apply</i> (NACo judges questions, not true/false statements or sentences
+with a blank). Hover over a chip for the number, what it means and its reasons. A chip
+marked <i>out of date</i> describes the wording before your last edit (or before an
+alternative was swapped in) and is being recomputed.</p>
 <dl>
 <dt><b>Overall</b> (0-100%)</dt>
 <dd>The estimated chance that a teacher accepts the item, learned from the other scores and
 from teachers' decisions. It orders the review queue (lowest first). Tools → <i>Learn my
 standard</i> refits it on your own accept/reject decisions.</dd>
-<dt><b>NACo</b> (0-1)</dt>
+<dt><b>NACo</b> (0-1; multiple-choice and short-answer items)</dt>
 <dd>Is it a natural question, is it answerable from the passage, and is it about as
 complex as expected? A model reasons through the question step by step and answers it;
 NACo is 0 when the model says it is not a real question or its answer shares nothing with
 the key. Evidence: the model's reasoning steps and answer.</dd>
-<dt><b>KDA</b> (0-1)</dt>
+<dt><b>KDA</b> (0-1; multiple-choice and true/false items)</dt>
 <dd>Knowledge-dependent answerability: does knowing the target fact help a student answer?
 Several model "students" answer with and without the fact. High (0.8 or more) means
 students who know the fact get it right and others do not - in the study, most such items
 were accepted by teachers. Below 0.3 the item rarely tests the fact. Evidence: each
 solver's choice with and without the fact, and how often each distractor is chosen.</dd>
-<dt><b>EXAM</b> (yes/no)</dt>
+<dt><b>EXAM</b> (yes/no; multiple-choice and true/false items)</dt>
 <dd>Can a question-answering model answer the item correctly from its passage alone?
 <i>no</i> means the passage may not support the key.</dd>
 <dt><b>MIRROR</b> (1-5)</dt>
 <dd>Two models review the item in turn for grammaticality, appropriateness, relevance,
-novelty and complexity, listing strengths and flaws, until they agree. Slow; run with
-<i>Score all</i>.</dd>
+novelty and complexity, listing strengths and flaws, until they agree. The chip shows the
+mean rating: red at 2 or below, amber below 3.5. Slow; run with <i>Score all</i>.</dd>
 <dt><b>MRE</b> (0-1)</dt>
 <dd>Only for items with a reference question (e.g. imported from a bank): how close the
 wording is to the reference or to a paraphrase of it.</dd>
 </dl>
 
 <h2><a name="flags"></a>Flags: hints and warnings</h2>
-<p>Each metric can raise review reasons. You can change their thresholds in Settings →
-Scoring.</p>
+<p>Each score can raise review reasons. You can change their thresholds in Settings →
+Scoring. A reason is a <i>warning</i> only where it was found right often enough when
+checked against teachers' and raters' judgements; the others are <i>hints</i>.</p>
 <ul>
-<li><b>error</b> and <b>warning</b> (red ✖ / amber ⚠): something is probably wrong, e.g.
-<i>not a question</i>, <i>the model's answer differs from the key</i>, <i>not answerable
-from its passage</i>, <i>two options may be correct</i>, <i>answerable without the
-passage</i>, <i>the key's words appear in the question</i>, a low MIRROR criterion. These
-put the item at the top of the review queue.</li>
-<li><span style="color:#777777"><b>hint</b> (grey ℹ): worth knowing, not a fault, e.g.
-<i>a distractor is never chosen</i>, <i>easier or harder than expected</i>, <i>far from the
-reference wording</i>. Hints do not move an item up the queue.</span></li>
+<li><b>warning</b> (amber ⚠; an <b>error</b> is red ✖): something is probably wrong:
+{_flag_list("warning")}. These put the item first in the review queue.</li>
+<li><span style="color:#777777"><b>hint</b> (grey ℹ): worth a look, not found reliable
+enough to call a fault: {_flag_list("info")}. Hints do not move an item up the
+queue.</span></li>
 </ul>
 
 <h2><a name="queue"></a>The review queue</h2>

@@ -42,12 +42,14 @@ from quizsmith.domain import (
     DIFFICULTIES,
     ITEM_TYPES,
     TF_ANSWERS,
+    Accepted,
     Item,
     Option,
 )
 from quizsmith.errors import QuizsmithError
 from quizsmith.gui import jobs
 from quizsmith.gui.evidence import evidence_html, passage_html
+from quizsmith.gui.flow_layout import FlowLayout
 from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.passage_panel import TYPE_LABELS
 from quizsmith.gui.scores import LEVEL_COLORS, chip_for, chip_metrics
@@ -58,6 +60,9 @@ from quizsmith.operations.scores import save_edited_item
 from quizsmith.settings import Settings
 
 log = logging.getLogger(__name__)
+
+#: Item types with other accepted answers besides the key (`Item.accepted`).
+ACCEPTING_TYPES = ("short", "cloze")
 
 DEBOUNCE_MS = 800
 #: Quiet time after the last keystroke before unsaved edits are written to the bank.
@@ -80,9 +85,8 @@ class ChipRow(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._layout = QHBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.addStretch(1)
+        # Wraps: the chips' texts together are wider than the editor (issue 27).
+        self._layout = FlowLayout(self)
         self.labels: dict[str, QLabel] = {}
         self.titles: dict[str, str] = {}
         self.set_metrics(list(chip_metrics()))
@@ -102,7 +106,7 @@ class ChipRow(QWidget):
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
             self.labels[metric] = label
             self.titles[metric] = title
-            self._layout.insertWidget(self._layout.count() - 1, label)
+            self._layout.addWidget(label)
 
     def show_item(
         self,
@@ -216,6 +220,16 @@ class ItemEditor(QWidget):
         self.distractor_edit.setPlaceholderText("Wrong options, one per line")
         self.distractor_edit.setTabChangesFocus(True)
         self.distractor_edit.setMaximumHeight(90)
+        self.accepted_edit = QPlainTextEdit()
+        self.accepted_edit.setPlaceholderText(
+            "Other answers to accept, one per line (e.g. a spelling or a shorter form)"
+        )
+        self.accepted_edit.setToolTip(
+            "Short-answer and fill-in-the-blank items: answers marked right besides the "
+            "answer above (exports to Moodle and GIFT accept them too)."
+        )
+        self.accepted_edit.setTabChangesFocus(True)
+        self.accepted_edit.setMaximumHeight(60)
         self.fact_edit = QPlainTextEdit()
         self.fact_edit.setPlaceholderText("The sentence(s) of the passage this item tests")
         self.fact_edit.setTabChangesFocus(True)
@@ -234,7 +248,9 @@ class ItemEditor(QWidget):
         form.addRow("Question", self.stem_edit)
         form.addRow("Answer", self.key_edit)
         form.addRow("Distractors", self.distractor_edit)
+        form.addRow("Also accept", self.accepted_edit)
         form.addRow("Target fact", self.fact_edit)
+        self.form = form
 
         self.save_button = QPushButton("Save")
         self.save_button.setShortcut("Ctrl+S")
@@ -289,7 +305,7 @@ class ItemEditor(QWidget):
         layout.addLayout(reason_row)
         layout.addWidget(self.tabs, 1)
 
-        for edit in (self.stem_edit, self.distractor_edit, self.fact_edit):
+        for edit in (self.stem_edit, self.distractor_edit, self.accepted_edit, self.fact_edit):
             edit.textChanged.connect(self._edited)
         self.key_edit.textChanged.connect(self._edited)
         self.type_box.currentIndexChanged.connect(self._edited)
@@ -345,14 +361,16 @@ class ItemEditor(QWidget):
             self._pending = list(self._live_metrics)
             self._parts = {}
             self.timer.start()
+        self.saved_fields = self.fields() if kept is None else self._fields_of(item)
         # A new document: undo must not step back into the previous item.
-        for edit in (self.stem_edit, self.distractor_edit, self.fact_edit):
+        for edit in (self.stem_edit, self.distractor_edit, self.accepted_edit, self.fact_edit):
             edit.document().clearUndoRedoStacks()
         enabled = item is not None
         for w in (
             self.stem_edit,
             self.key_edit,
             self.distractor_edit,
+            self.accepted_edit,
             self.fact_edit,
             self.type_box,
             self.difficulty_box,
@@ -378,6 +396,7 @@ class ItemEditor(QWidget):
             "stem": item.stem if item else "",
             "key": item.key if item else "",
             "distractors": "\n".join(item.distractors) if item else "",
+            "accepted": "\n".join(a.text for a in item.accepted) if item else "",
             "target_fact": item.target_fact if item else "",
         }
 
@@ -389,6 +408,7 @@ class ItemEditor(QWidget):
             "stem": self.stem_edit.toPlainText(),
             "key": self.key_edit.text(),
             "distractors": self.distractor_edit.toPlainText(),
+            "accepted": self.accepted_edit.toPlainText(),
             "target_fact": self.fact_edit.toPlainText(),
         }
 
@@ -398,6 +418,7 @@ class ItemEditor(QWidget):
             self.stem_edit.setPlainText(fields["stem"])
             self.key_edit.setText(fields["key"])
             self.distractor_edit.setPlainText(fields["distractors"])
+            self.accepted_edit.setPlainText(fields.get("accepted", ""))
             self.fact_edit.setPlainText(fields["target_fact"])
             self.type_box.setCurrentIndex(max(0, self.type_box.findData(fields["type"])))
             self.difficulty_box.setCurrentText(fields["difficulty"])
@@ -428,7 +449,10 @@ class ItemEditor(QWidget):
         self.chips.show_item(
             item, self.settings, [*self._pending, *self._full_pending], self._parts
         )
-        self.evidence.setHtml(evidence_html(item, self.stale_metrics()) if item else "")
+        stale = self.stale_metrics()
+        # "Before your edit" only when there was one: Score all recomputes unedited text.
+        why = "edited" if self.dirty else "recomputing"
+        self.evidence.setHtml(evidence_html(item, stale, why) if item else "")
         self.save_button.setEnabled(item is not None and self.dirty)
         self.discard_button.setEnabled(item is not None and self.dirty)
 
@@ -493,9 +517,9 @@ class ItemEditor(QWidget):
                 flags=list(self.item.flags),
                 scores=dict(self.item.scores),
                 alternatives=list(self.item.alternatives),
-                # Fields the editor does not show are kept (an imported item's accepted
-                # answers, numerical key and images must survive a Save).
-                accepted=list(self.item.accepted) if same_kind else [],
+                accepted=self._accepted(kind),
+                # Fields the editor does not show are kept (an imported item's numerical key
+                # and images must survive a Save).
                 numeric=self.item.numeric if same_kind and key == self.item.key else None,
                 media=list(self.item.media),
                 id=self.item.id,
@@ -514,16 +538,36 @@ class ItemEditor(QWidget):
             self.problems.setText(" ".join(found))
         return None if found else draft
 
+    def _accepted(self, kind: str) -> list[Accepted]:
+        """The other accepted answers typed (short answer and fill in the blank only), each
+        keeping the credit it had (partial credit is not edited here)."""
+        if kind not in ACCEPTING_TYPES or self.item is None:
+            return []
+        credit = {a.text: a.credit for a in self.item.accepted}
+        key = self.key_edit.text().strip()
+        lines = self.accepted_edit.toPlainText().splitlines()
+        texts = dict.fromkeys(t.strip() for t in lines if t.strip() and t.strip() != key)
+        return [Accepted(text, credit.get(text, 100.0)) for text in texts]
+
     def item_type(self) -> str:
         """The chosen type's code (mcq, tf, short, cloze)."""
         return str(self.type_box.currentData() or "mcq")
 
     def _type_changed(self, *_args: object) -> None:
-        # Only multiple choice has free distractors (true/false's are fixed).
-        self.distractor_edit.setEnabled(self.item is not None and self.item_type() == "mcq")
+        # Only multiple choice has free distractors (true/false's are fixed); only short
+        # answer and fill in the blank take other answers. A field that does not apply is
+        # hidden, not just greyed (a fill-in item seemed to offer distractors, issue 27).
+        kind = self.item_type()
+        self.form.setRowVisible(self.distractor_edit, kind == "mcq")
+        self.form.setRowVisible(self.accepted_edit, kind in ACCEPTING_TYPES)
+        self.distractor_edit.setEnabled(self.item is not None and kind == "mcq")
+        self.accepted_edit.setEnabled(self.item is not None and kind in ACCEPTING_TYPES)
 
     def _edited(self) -> None:
         if self._loading or self.item is None:
+            return
+        if self.fields() == self.saved_fields:
+            self._back_to_saved()
             return
         self.dirty = True
         # The old scores describe the old text: drop them until the re-score says otherwise.
@@ -533,6 +577,32 @@ class ItemEditor(QWidget):
         self.draft_saved = ""
         self.timer.start()  # restarts the debounce on every keystroke
         self.draft_timer.start()
+        self._refresh()
+
+    def _back_to_saved(self) -> None:
+        """The fields hold the saved item again (Ctrl+Z undid every edit): nothing is
+        unsaved, the stored scores describe the text, nothing is re-scored (issue 27)."""
+        self.timer.stop()
+        self.draft_timer.stop()
+        self._cancel_live()
+        was_kept = bool(self.draft_saved)
+        self.dirty = False
+        self.draft_saved = ""
+        self._pending = []
+        self._parts = {}
+        self.fresh_scores = set()
+        if self.item is not None and self.item.id is not None:
+            try:
+                if was_kept:
+                    self.bank.delete_draft(self.item.id)
+                stored = self.bank.get_item(self.item.id)
+            except QuizsmithError as exc:
+                log.warning("could not reload item %s: %s", self.item.id, exc.message)
+            else:
+                # Live results for the edited text were applied to the copy: the stored
+                # ones describe the saved text.
+                self.item.scores, self.item.flags = stored.scores, stored.flags
+        self.draft()  # its warnings (or none) for the saved text
         self._refresh()
 
     def rescore_now(self) -> None:
@@ -664,6 +734,7 @@ class ItemEditor(QWidget):
             show_exception(self, exc)
             return False
         self.stored_signature = new_signature
+        self.saved_fields = self.fields()
         self.dirty = False
         self.draft_saved = ""
         self.draft_timer.stop()

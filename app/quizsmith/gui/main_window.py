@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QTableView,
@@ -39,7 +40,7 @@ from PySide6.QtWidgets import (
 from quizsmith.bank.store import ItemBank
 from quizsmith.domain import Item, Passage
 from quizsmith.errors import QuizsmithError
-from quizsmith.gui import jobs, prefs
+from quizsmith.gui import deletion, jobs, prefs
 from quizsmith.gui.browser import BankBrowser
 from quizsmith.gui.item_editor import AUTOSAVE_MS, ItemEditor
 from quizsmith.gui.messages import show_error, show_exception, show_info
@@ -77,6 +78,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.runner = JobRunner(parent=self)
         self.generation_worker: JobWorker | None = None
+        self.generation_passage_id: int | None = None
         self.help_dialog: Any = None
         self.generated_kept = 0
         self.setObjectName("MainWindow")  # saveState() names what it saves by objectName
@@ -93,6 +95,10 @@ class MainWindow(QMainWindow):
         self.passage_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.new_passage_button = QPushButton("New")
         self.open_passage_button = QPushButton("Open file…")
+        self.delete_passage_button = QPushButton("Delete…")
+        self.delete_passage_button.setToolTip(
+            "Delete the selected passage and the items written about it (asks first)"
+        )
         self.quiz_list = QListWidget()
         side = QWidget()
         side_layout = QVBoxLayout(side)
@@ -102,6 +108,7 @@ class MainWindow(QMainWindow):
         row.addWidget(self.new_passage_button)
         row.addWidget(self.open_passage_button)
         side_layout.addLayout(row)
+        side_layout.addWidget(self.delete_passage_button)
         quizzes = QLabel("<b>Quizzes</b>")
         quizzes.setToolTip("Click a quiz to see its items; add items to quizzes in the Bank tab")
         side_layout.addWidget(quizzes)
@@ -120,6 +127,8 @@ class MainWindow(QMainWindow):
         self.items_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.score_items_button = QPushButton("Score items")
         self.score_items_button.setToolTip("NACo, KDA and EXAM on the selected (or all) items")
+        self.delete_items_button = QPushButton("Delete…")
+        self.delete_items_button.setToolTip("Delete the selected items (asks first; Del)")
         passage_tab = QSplitter(Qt.Orientation.Vertical)
         self.passage_splitter = passage_tab
         passage_tab.addWidget(self.passage_panel)
@@ -130,6 +139,7 @@ class MainWindow(QMainWindow):
         head.addWidget(QLabel("<b>Items from this passage</b>"))
         head.addStretch(1)
         head.addWidget(self.score_items_button)
+        head.addWidget(self.delete_items_button)
         lower_layout.addLayout(head)
         lower_layout.addWidget(self.items_view)
         passage_tab.addWidget(lower)
@@ -164,6 +174,22 @@ class MainWindow(QMainWindow):
         self.passage_list.selectionModel().currentRowChanged.connect(self._passage_chosen)
         self.new_passage_button.clicked.connect(self.new_passage)
         self.open_passage_button.clicked.connect(self.open_passage_dialog)
+        self.delete_passage_button.clicked.connect(self.delete_passage)
+        self.delete_items_button.clicked.connect(
+            lambda: self.delete_items(self.selected_passage_item_ids())
+        )
+        self.review.delete_requested.connect(self.delete_items)
+        self.browser.delete_requested.connect(self.delete_items)
+        self.review.rescore_requested.connect(self.rescore_after_swap)
+        for view, ids in (
+            (self.items_view, self.selected_passage_item_ids),
+            (self.review.view, self.review.current_ids),
+            (self.browser.view, self.browser.selected_ids),
+        ):
+            # On the list only: Delete in a text field deletes text.
+            shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), view)
+            shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+            shortcut.activated.connect(lambda ids=ids: self.delete_items(ids()))
         self.passage_panel.open_requested.connect(self.open_passage_dialog)
         self.passage_panel.text_edit.file_dropped.connect(self.open_passage_file)
         self.passage_panel.generate_requested.connect(self.generate)
@@ -259,6 +285,11 @@ class MainWindow(QMainWindow):
         edit.addSeparator()
         self._action(edit, "Save item", self.editor.save).setToolTip("Ctrl+S in the editor")
         self._action(edit, "Discard item changes", self.editor.discard)
+        edit.addSeparator()
+        self._action(edit, "Delete selected items…", self.delete_selected).setToolTip(
+            "The items selected in the list shown (or the item in the editor); Del in a list"
+        )
+        self._action(edit, "Delete passage…", self.delete_passage)
         tools = self.menuBar().addMenu("&Tools")
         generate = self._action(tools, "Generate items", self.generate, "Ctrl+G")
         generate.setToolTip(GENERATE_TIP)
@@ -358,9 +389,23 @@ class MainWindow(QMainWindow):
             return
         self.keep_passage_edits()
         self.passage_panel.set_passage(passage)
+        self._leave_passage(passage.id)
         self.tabs.setCurrentIndex(0)
         self.passage_items.set_items(self.items_of_passage(passage.id))
         self._remember_open()
+
+    def _leave_passage(self, passage_id: int | None) -> None:
+        """Another passage is shown: what described the last one goes (issue 27: "Generated
+        5 item(s)." stayed, and the editor kept an item of the other passage)."""
+        running = self.generation_worker is not None and self.generation_worker.outcome == (
+            "pending"
+        )
+        if not running or self.generation_passage_id != passage_id:
+            self.passage_panel.note.setText("")
+        item = self.editor.item
+        if item is not None and item.passage_id != passage_id:
+            self.keep_item_edits()
+            self.editor.set_item(None)
 
     def items_of_passage(self, passage_id: int | None) -> list[Item]:
         return items_of_passage(self.bank, passage_id)
@@ -403,6 +448,7 @@ class MainWindow(QMainWindow):
         self.keep_passage_edits()
         self.passage_list.setCurrentIndex(QModelIndex())  # so choosing it again is a change
         self.passage_panel.set_passage(None)
+        self._leave_passage(None)
         self.passage_items.set_items([])
         self.tabs.setCurrentIndex(0)
         self.passage_panel.text_edit.setFocus()
@@ -478,6 +524,7 @@ class MainWindow(QMainWindow):
         self.progress.attach(worker, f"Generating {request.n} item(s)")
         panel.generate_button.setEnabled(False)
         self.generation_worker = worker
+        self.generation_passage_id = passage.id
         self.generated_kept = 0
         worker.signals.progress.connect(self._generated_progress)
         worker.signals.finished.connect(self._generated)
@@ -512,7 +559,9 @@ class MainWindow(QMainWindow):
         self._show_generation_note(cancelled_note(self.generated_kept))
 
     def _show_generation_note(self, note: str) -> None:
-        self.passage_panel.note.setText(note)
+        # Under the passage it is about only (the teacher may have moved to another).
+        if self.generation_passage_id in (None, self.passage_panel_id()):
+            self.passage_panel.note.setText(note)
         self.statusBar().showMessage(note, 8000)
 
     # --- items ------------------------------------------------------------------------------
@@ -583,6 +632,25 @@ class MainWindow(QMainWindow):
         worker.signals.failed.connect(self._job_failed)
         return worker
 
+    def rescore_after_swap(self, ids: list[int]) -> JobWorker | None:
+        """Score items whose wording was replaced by an alternative with the live metrics
+        whose stored scores no longer describe it."""
+        from quizsmith.operations.alternatives import rescore_metrics
+
+        metrics = sorted(
+            {m for i in ids for m in rescore_metrics(self.bank, i, self.editor.live_metrics)},
+            key=self.editor.live_metrics.index,
+        )
+        if not ids or not metrics:
+            return None
+        worker = self.runner.start(
+            jobs.score_and_store_job(self.bank, ids, jobs.live_order(metrics), self.settings)
+        )
+        self.progress.attach(worker, "Scoring the new wording")
+        worker.signals.progress.connect(self._scored_progress)
+        worker.signals.failed.connect(self._job_failed)
+        return worker
+
     def _scored_progress(self, event: Progress) -> None:
         step = event.payload
         item = getattr(step, "item", None)
@@ -612,6 +680,43 @@ class MainWindow(QMainWindow):
 
     def _job_failed(self, message: str, fix: str) -> None:
         show_error(self, message, fix)
+
+    # --- deleting ---------------------------------------------------------------------------
+    def selected_passage_item_ids(self) -> list[int]:
+        rows = sorted({i.row() for i in self.items_view.selectionModel().selectedRows()})
+        if not rows and self.items_view.currentIndex().isValid():
+            rows = [self.items_view.currentIndex().row()]
+        return [int(self.passage_proxy.item_at(r).id or 0) for r in rows]
+
+    def delete_selected(self) -> QMessageBox | None:
+        """Edit → Delete: the items selected in the list on screen, else the editor's item."""
+        tab = self.tabs.currentWidget()
+        if tab is self.review:
+            ids = self.review.current_ids()
+        elif tab is self.browser:
+            ids = self.browser.selected_ids()
+        else:
+            ids = self.selected_passage_item_ids()
+        if not ids and self.editor.item is not None and self.editor.item.id is not None:
+            ids = [self.editor.item.id]
+        return self.delete_items(ids)
+
+    def delete_items(self, ids: list[int]) -> QMessageBox | None:
+        """Ask, naming what goes, then delete the items (gui/deletion.py)."""
+        return deletion.ask_delete_items(self, ids)
+
+    def delete_passage(self) -> QMessageBox | None:
+        """Ask, naming the passage and its items, then delete them (gui/deletion.py)."""
+        return deletion.ask_delete_passage(self)
+
+    def forget_items(self, ids: set[int]) -> None:
+        """Deleted items leave every list, and the editor if it shows one of them."""
+        item = self.editor.item
+        if item is not None and item.id in ids:
+            self.editor.set_item(None)  # its draft went with it: nothing to keep
+        for model in (self.passage_items, self.browser.model):
+            model.remove_ids(ids)
+        self.review.items_removed(ids)
 
     # --- dialogs ----------------------------------------------------------------------------
     def open_exam_dialog(self) -> None:

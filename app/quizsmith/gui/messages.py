@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from types import TracebackType
 
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
@@ -30,6 +31,36 @@ def show_error(parent: QWidget | None, message: str, fix: str = "", title: str =
 def show_info(parent: QWidget | None, message: str, title: str = "") -> QMessageBox:
     """A non-blocking report that something finished (same handling as show_error)."""
     return _show(parent, message, title, QMessageBox.Icon.Information)
+
+
+def ask_to_confirm(
+    parent: QWidget | None,
+    text: str,
+    action: str,
+    on_yes: Callable[[], object],
+    title: str = "",
+) -> QMessageBox:
+    """A non-blocking question with `action` (e.g. "Delete") and Cancel, Cancel the default;
+    `on_yes` runs when the teacher picks the action. Returned (and kept in `shown`) so that
+    tests can answer it."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle(title or "Quizsmith")
+    box.setText(text)
+    yes = box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+    def answered(_result: int) -> None:
+        _forget(box)
+        if box.clickedButton() is yes:
+            on_yes()
+
+    box.finished.connect(answered)
+    shown.append(box)
+    del shown[:-10]
+    box.open()
+    return box
 
 
 def _show(parent: QWidget | None, text: str, title: str, icon: QMessageBox.Icon) -> QMessageBox:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,8 +16,9 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from quizsmith.domain import Item, Passage
+from quizsmith.domain import ITEM_TYPE_NAMES, Item, Passage
 from quizsmith.gui.scores import LEVEL_COLORS, chip_for, chip_metrics
+from quizsmith.operations.passages import passage_label
 from quizsmith.settings import Settings
 
 Index = QModelIndex | QPersistentModelIndex
@@ -25,6 +27,9 @@ SortRole = Qt.ItemDataRole.UserRole + 1
 
 _BASE_COLUMNS = ("ID", "Type", "Status", "Question", "Answer")
 _SEVERITY_MARK = {"error": "✖", "warning": "⚠", "info": "ℹ"}
+#: Item types as a narrow column shows them (the codes meant nothing to teachers); the
+#: tooltip gives the full name.
+TYPE_CELLS = {"mcq": "choice", "tf": "T/F", "short": "short", "cloze": "blank"}
 
 
 class ItemTableModel(QAbstractTableModel):
@@ -125,7 +130,7 @@ class ItemTableModel(QAbstractTableModel):
         if 0 <= chip_col < len(self.CHIPS):
             chip = chip_for(item, self.CHIPS[chip_col][0], self.settings)
             if role == Qt.ItemDataRole.DisplayRole:
-                return chip.text
+                return chip.cell
             if role == Qt.ItemDataRole.BackgroundRole:
                 return QBrush(QColor(LEVEL_COLORS[chip.level]))
             if role == Qt.ItemDataRole.ForegroundRole:
@@ -159,6 +164,8 @@ class ItemTableModel(QAbstractTableModel):
                 return "\n".join(f"• {f.message}" for f in item.flags)
             if col in (3, 4):
                 return self._text(item, col)
+            if col == 1:
+                return ITEM_TYPE_NAMES.get(item.type, item.type)
             if col == 2 and self.reasons.get(item.id or 0):
                 return f"{item.status}: {self.reasons[item.id or 0]}"
         return None
@@ -168,7 +175,7 @@ class ItemTableModel(QAbstractTableModel):
         if col == 0:
             return "" if item.id is None else str(item.id)
         if col == 1:
-            return item.type
+            return TYPE_CELLS.get(item.type, item.type)
         if col == 2:
             return item.status
         if col == 3:
@@ -176,7 +183,12 @@ class ItemTableModel(QAbstractTableModel):
         if col == 4:
             return item.key
         if col == cls.FLAGS_COLUMN:
-            return " ".join(f"{_SEVERITY_MARK.get(f.severity, '•')} {f.code}" for f in item.flags)
+            # Counts by severity ("⚠1 ℹ2"): the codes ("answer-differs") were words a teacher
+            # does not use, and too wide beside the editor; the tooltip has the messages.
+            counts = Counter(f.severity for f in item.flags)
+            return " ".join(
+                f"{_SEVERITY_MARK[sev]}{counts[sev]}" for sev in _SEVERITY_MARK if counts[sev]
+            )
         return ""
 
 
@@ -185,17 +197,25 @@ def setup_item_view(view: Any) -> None:
     from PySide6.QtWidgets import QAbstractItemView, QHeaderView
 
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setWordWrap(False)
-    view.verticalHeader().setVisible(False)
+    # Two lines per row: beside the passage list and the editor on a laptop screen the
+    # question got about 100 pixels, a few words (issue 27); wrapped, it shows twice that.
+    view.setWordWrap(True)
+    view.setTextElideMode(Qt.TextElideMode.ElideRight)
+    vertical = view.verticalHeader()
+    vertical.setVisible(False)
+    vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    vertical.setDefaultSectionSize(2 * view.fontMetrics().lineSpacing() + 8)
     header = view.horizontalHeader()
     header.setStretchLastSection(False)
-    # Narrow fixed columns: beside the passage list and the editor the table gets about
-    # 800 pixels, and the question needs most of them to be readable.
-    widths = {0: 38, 1: 46, 2: 84, 4: 112, ItemTableModel.FLAGS_COLUMN: 112}
+    # Narrow fixed columns: the question needs most of the width to be readable.
+    widths = {0: 36, 1: 46, 2: 70, 4: 90, ItemTableModel.FLAGS_COLUMN: 64}
     for col, width in widths.items():
         view.setColumnWidth(col, width)
+    metrics = header.fontMetrics()
     for col in range(len(_BASE_COLUMNS), ItemTableModel.FLAGS_COLUMN):
-        view.setColumnWidth(col, 56)
+        # As narrow as the chips ("76%", "0.85", "n/a") allow, but never cutting the heading.
+        title = ItemTableModel.COLUMNS[col]
+        view.setColumnWidth(col, max(48, metrics.horizontalAdvance(title) + 14))
     header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
 
 
@@ -248,10 +268,3 @@ class PassageListModel(QAbstractListModel):
         if role == ItemRole:
             return passage
         return None
-
-
-def passage_label(passage: Passage) -> str:
-    if passage.title.strip():
-        return passage.title.strip()
-    words = passage.text.split()
-    return " ".join(words[:6]) + ("…" if len(words) > 6 else "")

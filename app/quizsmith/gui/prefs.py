@@ -118,3 +118,27 @@ def _int(value: object) -> int | None:
         return int(str(value))
     except ValueError:
         return None
+
+
+#: What the export dialog remembers between uses.
+EXPORT_KEYS = ("format", "items", "folder", "open")
+
+
+def export_choices() -> dict[str, str]:
+    """The export dialog's last choices: format name, items ("status:accepted",
+    "quiz:Week 1"), folder, and "open" ("1" or "0"); only those saved."""
+    store = _store()
+    found = {}
+    for key in EXPORT_KEYS:
+        value = store.value(f"export/{key}")
+        if value not in (None, ""):
+            found[key] = str(value)
+    return found
+
+
+def set_export_choices(choices: dict[str, str]) -> None:
+    store = _store()
+    for key, value in choices.items():
+        if key in EXPORT_KEYS:
+            store.setValue(f"export/{key}", value)
+    store.sync()

@@ -29,9 +29,11 @@ from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.models import ItemTableModel, setup_item_view
 from quizsmith.gui.scores import (
     SEVERITY_WEIGHT,
+    chip_title,
     has_warning,
     overall_value,
     review_order,
+    stale_metrics,
 )
 from quizsmith.gui.worker import JobFactory, JobRunner, JobWorker
 from quizsmith.jobs import CancelToken, Progress
@@ -63,6 +65,11 @@ class ReviewQueue(QWidget):
 
     #: A refresh finished and the list shows its result.
     refreshed = Signal()
+    #: The teacher asked to delete these items (the window asks to confirm).
+    delete_requested = Signal(list)
+    #: Items whose scores no longer describe their text (an alternative swapped in): the
+    #: window re-scores them with the live metrics.
+    rescore_requested = Signal(list)
 
     def __init__(
         self,
@@ -84,6 +91,9 @@ class ReviewQueue(QWidget):
         self.reasons = QLabel("")
         self.reasons.setWordWrap(True)
         self.count_label = QLabel("")
+        # On a line of its own and wrapped: beside the buttons, its one long line made the
+        # window 1766 pixels wide at least, wider than a laptop screen (issue 27).
+        self.count_label.setWordWrap(True)
         self.accept_button = QPushButton("Accept (A)")
         self.reject_button = QPushButton("Reject (R)")
         self.alt_box = QComboBox()
@@ -95,20 +105,21 @@ class ReviewQueue(QWidget):
         self.alt_box.setPlaceholderText("no alternatives kept")
         self.replace_button = QPushButton("Replace with alternative")
         self.refresh_button = QPushButton("Refresh")
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.setToolTip("Delete the selected item (asks first; Del)")
         row = QHBoxLayout()
-        row.addWidget(self.count_label)
-        row.addStretch(1)
-        for w in (
-            self.accept_button,
-            self.reject_button,
-            self.alt_box,
-            self.replace_button,
-            self.refresh_button,
-        ):
+        for w in (self.accept_button, self.reject_button, self.delete_button):
             row.addWidget(w)
+        row.addStretch(1)
+        row.addWidget(self.refresh_button)
+        alternatives = QHBoxLayout()
+        alternatives.addWidget(self.alt_box, 1)
+        alternatives.addWidget(self.replace_button)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.count_label)
         layout.addLayout(row)
         layout.addWidget(self.view, 1)
+        layout.addLayout(alternatives)
         layout.addWidget(self.reasons)
 
         for key, decision in (("A", "accept"), ("R", "reject")):
@@ -118,6 +129,7 @@ class ReviewQueue(QWidget):
         self.accept_button.clicked.connect(lambda: self.decide("accept"))
         self.reject_button.clicked.connect(lambda: self.decide("reject"))
         self.replace_button.clicked.connect(self.replace_current)
+        self.delete_button.clicked.connect(lambda: self.delete_requested.emit(self.current_ids()))
         self.refresh_button.clicked.connect(self.refresh)
         self.view.selectionModel().currentRowChanged.connect(self._current_changed)
 
@@ -153,10 +165,13 @@ class ReviewQueue(QWidget):
     def _show_count(self) -> None:
         items = self.model.items()
         warned = sum(1 for i in items if has_warning(i))
-        self.count_label.setText(
-            f"{len(items)} undecided item(s): {warned} with a warning first, then the rest; "
-            "lowest estimated acceptance first"
-        )
+        hinted = sum(1 for i in items if i.flags and not has_warning(i))
+        words = f"{len(items)} item{'s' if len(items) != 1 else ''} to decide"
+        if warned:
+            words += f": {warned} with a warning first"
+        if hinted:
+            words += f"{',' if warned else ':'} {hinted} with hints only (grey)"
+        self.count_label.setText(words + ". Least likely to be accepted first.")
         self.count_label.setToolTip(
             "Every draft and needs-review item. Items with a warning or error flag come "
             "first; within each group the item a teacher is least likely to accept comes "
@@ -178,27 +193,22 @@ class ReviewQueue(QWidget):
             return None
         return self.model.item_at(index.row())
 
+    def current_ids(self) -> list[int]:
+        item = self.current_item()
+        return [item.id] if item is not None and item.id is not None else []
+
+    def items_removed(self, ids: set[int]) -> None:
+        """Deleted items leave the queue; the next one is selected."""
+        row = self.view.currentIndex().row()
+        current = self.current_item()
+        self.model.remove_ids(ids)
+        self._show_count()
+        if current is not None and current.id in ids:
+            self.select_row(row)
+
     def _current_changed(self, *_args: object) -> None:
         item = self.current_item()
-        if item is None:
-            self.reasons.setText("Nothing to review." if self.model.rowCount() == 0 else "")
-        else:
-            # Escaped: messages quote the item and thresholds ("KDA_cont 0.30 < 0.30").
-            lines = []
-            for f in sorted(item.flags, key=lambda f: -SEVERITY_WEIGHT.get(f.severity, 1.0)):
-                line = f"<b>{SEVERITY_LABELS.get(f.severity, f.severity)}</b>: "
-                line += html.escape(f.message)
-                if f.severity == "info":
-                    line = f"<span style='color:{HINT_COLOR}'>{line}</span>"
-                lines.append(line)
-            if not item.flags:
-                lines.append("No flags: no metric found a problem. Check it yourself.")
-            estimate = overall_value(item, self.estimates)
-            if estimate is not None:
-                lines.append(f"Estimated chance a teacher accepts it: {estimate:.0%}")
-            else:
-                lines.append("No overall estimate yet (score the item first).")
-            self.reasons.setText("<br>".join(lines))
+        self._show_reasons(item)
         self.alt_box.clear()
         for alt in item.alternatives if item else []:
             self.alt_box.addItem(alt.stem[:80])
@@ -212,6 +222,35 @@ class ReviewQueue(QWidget):
         self.replace_button.setEnabled(has_alt)
         self.current_item_changed.emit(item)
 
+    def _show_reasons(self, item: Item | None) -> None:
+        if item is None:
+            self.reasons.setText("Nothing to review." if self.model.rowCount() == 0 else "")
+            return
+        # Escaped: messages quote the item and thresholds ("KDA_cont 0.30 < 0.30").
+        lines = []
+        for f in sorted(item.flags, key=lambda f: -SEVERITY_WEIGHT.get(f.severity, 1.0)):
+            line = f"<b>{SEVERITY_LABELS.get(f.severity, f.severity)}</b>: "
+            line += html.escape(f.message)
+            if f.severity == "info":
+                line = f"<span style='color:{HINT_COLOR}'>{line}</span>"
+            lines.append(line)
+        stale = stale_metrics(item)
+        if stale:
+            # Not "no problem found": the scores that would find one are being redone.
+            lines.append(
+                "Scores out of date (the wording changed): "
+                + ", ".join(chip_title(m) for m in stale)
+                + ". They are computed again; the reasons follow."
+            )
+        elif not item.flags:
+            lines.append("No review reasons: no score found a problem. Check it yourself.")
+        estimate = overall_value(item, self.estimates)
+        if estimate is not None:
+            lines.append(f"Estimated chance a teacher accepts it: {estimate:.0%}")
+        elif "overall" not in stale:
+            lines.append("No overall estimate yet (score the item first).")
+        self.reasons.setText("<br>".join(lines))
+
     def item_updated(self, item: Item) -> None:
         """An item changed elsewhere: decided items leave the queue, others are redrawn."""
         if item.status not in OPEN_STATUSES:
@@ -224,6 +263,10 @@ class ReviewQueue(QWidget):
                 self.select_row(row)
         else:
             self.model.replace_item(item)
+            current = self.current_item()
+            if current is not None and current.id == item.id:
+                self._show_reasons(item)  # the line under the list follows a save or score
+                self._show_count()
 
     def decide(self, decision: str) -> None:
         item = self.current_item()
@@ -261,3 +304,5 @@ class ReviewQueue(QWidget):
         self.model.replace_item(stored)
         self._current_changed()
         self.item_changed.emit(stored)
+        # The scores the old wording had are marked out of date; compute them for the new.
+        self.rescore_requested.emit([item.id])

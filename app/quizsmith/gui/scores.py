@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from quizsmith.domain import Item, ScoreResult
+from quizsmith.operations.scores import STALE_REASON
 from quizsmith.settings import Settings
 
 if TYPE_CHECKING:
@@ -29,14 +30,23 @@ LEVELS = ("good", "ok", "bad", "none")
 #: Chip colours (background) per level.
 LEVEL_COLORS = {"good": "#cdeccf", "ok": "#fbe7b5", "bad": "#f6c4c0", "none": "#e4e4e4"}
 SEVERITY_WEIGHT = {"error": 3.0, "warning": 2.0, "info": 0.5}
+#: Flag severities in the words the app shows ("info" flags are hints, grey).
+SEVERITY_WORDS = {"info": "hint", "warning": "warning", "error": "error"}
 
 
 @dataclass(frozen=True)
 class Chip:
     metric: str
+    #: As the editor's chip row shows it, in words ("does not apply", "out of date").
     text: str
     level: str
     tooltip: str
+    #: As a narrow table column shows it ("n/a" for "does not apply"); "" = `text`.
+    short: str = ""
+
+    @property
+    def cell(self) -> str:
+        return self.short or self.text
 
 
 def metric_options(metric: str, settings: Settings | None) -> dict[str, Any]:
@@ -55,17 +65,40 @@ def metric_options(metric: str, settings: Settings | None) -> dict[str, Any]:
 
 
 def chip_for(item: Item, metric: str, settings: Settings | None = None) -> Chip:
+    cls = _metric_class(metric)
+    if item.type not in cls.item_types:
+        # Also over a number stored before the metric stopped scoring this type (NACo gave
+        # a correct true/false item 0.00 for answering "4 August 1914" to the key "True").
+        reason = cls.type_not_applicable(item.type)
+        return Chip(metric, "does not apply", "none", reason, "n/a")
     result = item.scores.get(metric)
+    title = _title(cls, metric)
     if result is None:
-        return Chip(metric, "–", "none", "Not scored yet.")
+        return Chip(metric, "–", "none", f"{title}: not scored yet.")
     if not result.scored:
-        return Chip(metric, "n/s", "none", f"Not scored: {result.not_scored_reason}")
+        reason = result.not_scored_reason or ""
+        if result.evidence.get("not_applicable"):
+            return Chip(metric, "does not apply", "none", reason, "n/a")
+        if reason == STALE_REASON:
+            return Chip(
+                metric,
+                "out of date",
+                "none",
+                f"{title}: out of date. The item was edited after it was scored; it is "
+                "scored again after an edit (live scores) or with Score all.",
+                "old",
+            )
+        return Chip(metric, "not scored", "none", f"{title}: not scored. {reason}", "–")
     return Chip(
         metric,
         chip_text(metric, result),
         _level(item, metric, result, settings),
-        _tooltip(item, metric, result),
+        _tooltip(item, cls, metric, result),
     )
+
+
+def _title(cls: type[Metric], metric: str) -> str:
+    return cls.chip_label or cls.title or metric
 
 
 def _metric_class(metric: str) -> type[Metric]:
@@ -88,10 +121,34 @@ def _level(item: Item, metric: str, result: ScoreResult, settings: Settings | No
     return _metric_class(metric).chip_level(result, metric_options(metric, settings), severities)
 
 
-def _tooltip(item: Item, metric: str, result: ScoreResult) -> str:
-    lines = [f"{metric.upper()} {result.value:.3f}" if result.value is not None else metric]
-    lines += [f"• {f.message}" for f in item.flags if f.metric == metric]
+def _tooltip(item: Item, cls: type[Metric], metric: str, result: ScoreResult) -> str:
+    """The chip's number with what it means and the metric's reasons on this item."""
+    lines = [f"{_title(cls, metric)} {cls.chip_text(result)}"]
+    if cls.description:
+        lines[0] += f": {cls.description}"
+    flags = [f for f in item.flags if f.metric == metric]
+    for flag in sorted(flags, key=lambda f: -SEVERITY_WEIGHT.get(f.severity, 1.0)):
+        lines.append(f"• {SEVERITY_WORDS.get(flag.severity, flag.severity)}: {flag.message}")
+    if not flags:
+        lines.append("No review reasons from this score.")
     return "\n".join(lines)
+
+
+def chip_title(metric: str) -> str:
+    """A metric's name as its chip shows it ("Overall", "NACo")."""
+    return _title(_metric_class(metric), metric)
+
+
+def stale_metrics(item: Item) -> list[str]:
+    """The item's chip metrics whose stored score describes its text before an edit (or
+    before an alternative was swapped in), in chip order."""
+    return [
+        name
+        for name, _label in chip_metrics()
+        if (result := item.scores.get(name)) is not None
+        and not result.scored
+        and result.not_scored_reason == STALE_REASON
+    ]
 
 
 def badness(item: Item, p_accept: float | None = None) -> float:

@@ -24,7 +24,7 @@ class SelectionBox(QWidget):
             self.combo.addItem(label, ("status", status))
         for quiz in bank.quizzes():
             self.combo.addItem(f"quiz: {quiz.name}", ("quiz", quiz.name))
-        self.combo.setCurrentIndex(max(0, self.combo.findData(("status", default_status))))
+        self.select("status", default_status)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.combo)
@@ -34,7 +34,12 @@ class SelectionBox(QWidget):
         return str(kind), str(value)
 
     def select(self, kind: str, value: str) -> None:
-        self.combo.setCurrentIndex(max(0, self.combo.findData((kind, value))))
+        # Not findData: it compares the Python tuples by identity, and found none (an equal
+        # tuple is not the same object), so every choice fell back to the first entry.
+        for index in range(self.combo.count()):
+            if tuple(self.combo.itemData(index)) == (kind, value):
+                self.combo.setCurrentIndex(index)
+                return
 
     def items(self) -> list[Item]:
         kind, value = self.choice()

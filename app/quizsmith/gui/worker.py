@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -28,6 +29,9 @@ from quizsmith.errors import CancelledError, QuizsmithError
 from quizsmith.jobs import CancelToken, Progress
 
 log = logging.getLogger(__name__)
+
+#: The progress bar's range: fractions of a job in thousandths.
+BAR_STEPS = 1000
 
 JobFactory = Callable[[CancelToken], Generator[Progress, None, Any]]
 
@@ -134,6 +138,10 @@ class JobRunner(QObject):
     def _forget(self) -> None:
         self.running.pop(self.sender(), None)  # type: ignore[call-overload]
 
+    def running_for(self, worker: JobWorker | None) -> bool:
+        """Whether `worker` was started here and has not ended."""
+        return worker is not None and worker.outcome == "pending" and not worker.token.cancelled
+
     def cancel_all(self) -> None:
         for worker in list(self.running.values()):
             worker.cancel()
@@ -167,6 +175,11 @@ class JobRow(QWidget):
         super().__init__(parent)
         self.worker = worker
         self.label = QLabel(title)
+        # A long step ("Item 2/5: writing question 3 of 3 about …") must not widen the
+        # window: the label takes the room left and is cut; the tooltip has it all.
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.label.setMinimumWidth(120)
+        self.label.setToolTip(title)
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(220)
         self.bar.setRange(0, 0)  # busy until the first event says how far along it is
@@ -197,9 +210,13 @@ class JobRow(QWidget):
     def _on_progress(self, event: Progress) -> None:
         if self.cancel_button.isEnabled():  # "Cancelling…" stays until the job ends
             self.label.setText(event.message)
-        if event.total and event.done > 0:
-            self.bar.setRange(0, event.total)
-            self.bar.setValue(min(event.done, event.total))
+            self.label.setToolTip(event.message)
+        fraction = event.fraction
+        if fraction is not None and fraction > 0:
+            # In thousandths: a step within an item moves the bar too (issue 27: the first
+            # item of a generation took minutes with the bar standing still).
+            self.bar.setRange(0, BAR_STEPS)
+            self.bar.setValue(round(fraction * BAR_STEPS))
         elif event.total:
             self.bar.setRange(0, 0)  # nothing finished yet: busy, not a bar stuck at 0%
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from quizsmith.domain import ITEM_TYPES, Flag, Item, ScoreResult, utc_now
+from quizsmith.domain import ITEM_TYPE_NAMES, ITEM_TYPES, Flag, Item, ScoreResult, utc_now
 from quizsmith.errors import CancelledError, NativeLibraryError, QuizsmithError
 from quizsmith.jobs import CancelToken
 from quizsmith.metrics.display import Threshold, generic_evidence_html
@@ -29,6 +29,22 @@ def below_text(value: float, limit: float) -> str:
         if shown != bound:
             return f"{shown} < {bound}"
     return f"{value:.6g} < {limit:.6g}"
+
+
+#: Chip levels from best to worst.
+LEVEL_ORDER = ("good", "ok", "bad")
+
+
+def worse_level(*levels: str) -> str:
+    """The worst of chip levels ("good" < "ok" < "bad")."""
+    return max(levels, key=LEVEL_ORDER.index, default="good")
+
+
+def flag_level(severities: set[str]) -> str:
+    """A chip level from the severities of the metric's flags on the item (hints count not)."""
+    if "error" in severities:
+        return "bad"
+    return "ok" if "warning" in severities else "good"
 
 
 #: The option-choice solvers letter the options A-J (metrics/solvers.py, LETTERS); an item
@@ -174,12 +190,26 @@ class Metric:
     @classmethod
     def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
         """ "good", "ok" or "bad" for a scored result; `severities` are those of the item's
-        flags from this metric. By default the flags decide."""
-        if "error" in severities:
+        flags from this metric. By default the flags decide; a metric whose flags may all be
+        hints should colour by its own scale too (`scale_level`, as NACo and MIRROR do: with
+        hint-only flags, MIRROR 1.4/5 showed green, issue 27)."""
+        return flag_level(severities)
+
+    @classmethod
+    def scale_level(cls, result: ScoreResult) -> str:
+        """Where the value lies on `value_range`: the lowest quarter "bad", up to the middle
+        "ok", above it "good" (reversed when lower is better)."""
+        if result.value is None:
+            return "good"
+        low, high = cls.value_range
+        if high <= low:
+            return "good"
+        place = (float(result.value) - low) / (high - low)
+        if not cls.higher_is_better:
+            place = 1.0 - place
+        if place < 0.25:
             return "bad"
-        if "warning" in severities:
-            return "ok"
-        return "good"
+        return "ok" if place < 0.5 else "good"
 
     @classmethod
     def evidence_html(cls, result: ScoreResult) -> str:
@@ -194,7 +224,7 @@ class Metric:
     def not_applicable(self, item: Item) -> str | None:
         """Why this metric cannot score the item (None when it can)."""
         if item.type not in self.item_types:
-            return f"{self.title} does not apply to {item.type} items."
+            return self.type_not_applicable(item.type)
         if self.needs_passage and not (item.passage and item.passage.text.strip()):
             return "The item has no passage."
         if self.needs_options and len(item.options) < 2:
@@ -204,6 +234,16 @@ class Metric:
         if self.needs_reference and not (item.reference or "").strip():
             return "The item has no reference question."
         return None
+
+    @classmethod
+    def type_not_applicable(cls, item_type: str) -> str:
+        """Why the metric says nothing about items of this type, in a teacher's words."""
+        kinds = " and ".join(ITEM_TYPE_NAMES.get(t, t) for t in cls.item_types)
+        title = cls.title or cls.name
+        return (
+            f"{title} does not apply to {ITEM_TYPE_NAMES.get(item_type, item_type)} items "
+            f"(it judges {kinds} items)."
+        )
 
     def too_many_options(self, item: Item) -> str | None:
         if len(item.options) <= MAX_SCORED_OPTIONS:

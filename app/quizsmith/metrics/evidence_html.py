@@ -15,10 +15,12 @@ MRE_MEASURES = ("bleu4", "rouge_l", "meteor", "bertscore")
 
 def naco(r: ScoreResult) -> str:
     v, e = r.values, r.evidence
+    steps, expected = v.get("steps", "?"), v.get("expected", "?")
     out = [
-        f"<p>naturalness {float(v.get('n', 0)):.2f} · answerability {float(v.get('a', 0)):.2f}"
-        f" · complexity {float(v.get('c', 0)):.2f} ({esc(v.get('steps', '?'))} steps,"
-        f" {esc(v.get('expected', '?'))} expected)</p>"
+        f"<p>Reads as a question: {float(v.get('n', 0)):.2f} · the model's answer matches "
+        f"the key: {float(v.get('a', 0)):.2f} · complexity as expected: "
+        f"{float(v.get('c', 0)):.2f} ({esc(_count(steps, 'reasoning step'))}; "
+        f"{esc(expected)} expected)</p>"
     ]
     answers = e.get("answer") or []
     reasoning = e.get("reasoning") or []
@@ -26,21 +28,28 @@ def naco(r: ScoreResult) -> str:
         out.append(
             f"<p><b>Model's answer:</b> {esc(answer)} <b>Key:</b> {esc(e.get('key', ''))}</p>"
         )
-        steps = reasoning[i] if i < len(reasoning) else []
-        if steps:
-            out.append("<ol>" + "".join(f"<li>{esc(s)}</li>" for s in steps) + "</ol>")
+        steps_i = reasoning[i] if i < len(reasoning) else []
+        if steps_i:
+            out.append("<ol>" + "".join(f"<li>{esc(s)}</li>" for s in steps_i) + "</ol>")
     verdicts = [str(x) for x in e.get("verdict") or [] if x]
     if verdicts:
         out.append(f"<p><b>Verdict:</b> {esc('; '.join(verdicts))}</p>")
     return "".join(out)
 
 
+def _count(n: Any, noun: str) -> str:
+    """ "1 reasoning step", "2 reasoning steps" ("(1 steps, 2 expected)" read badly)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def kda(r: ScoreResult) -> str:
     v, e = r.values, r.evidence
     disc = v.get("kda_disc")
+    first = "cannot be told" if disc is None else f"{float(disc):.2f}"
     out = [
-        f"<p>KDA_cont {float(r.value or 0):.2f} · KDA_disc "
-        f"{'undefined' if disc is None else f'{float(disc):.2f}'}</p>"
+        f"<p>How much knowing the fact helps the model students: "
+        f"<b>{float(r.value or 0):.2f}</b> by their probabilities (KDA_cont), {first} by "
+        "their first choices (KDA_disc)</p>"
     ]
     if e.get("interpretation"):
         out.append(f"<p>{esc(e['interpretation'])}</p>")
@@ -50,8 +59,9 @@ def kda(r: ScoreResult) -> str:
     if rows:
         # Three columns, "without → with the fact" in each: five did not fit the editor.
         out.append(
-            "<table border='1' cellspacing='0' cellpadding='3'><tr><th>Solver</th>"
-            "<th>P(key) without → with fact</th><th>Choice without → with fact</th></tr>"
+            "<table border='1' cellspacing='0' cellpadding='3'><tr><th>Model student</th>"
+            "<th>Chance of the key without → with fact</th>"
+            "<th>Choice without → with fact</th></tr>"
         )
         for row in rows:
             out.append(
@@ -65,9 +75,10 @@ def kda(r: ScoreResult) -> str:
     dis = e.get("distractors") or []
     if dis:
         out.append(
-            "<p><b>Distractors</b></p><table border='1' cellspacing='0' cellpadding='3'>"
+            "<p><b>Wrong answers (distractors)</b></p>"
+            "<table border='1' cellspacing='0' cellpadding='3'>"
             "<tr><th>Option</th><th>Chosen without → with fact</th>"
-            "<th>Mean P without fact</th></tr>"
+            "<th>Mean chance without fact</th></tr>"
         )
         for d in dis:
             out.append(
@@ -83,22 +94,36 @@ def kda(r: ScoreResult) -> str:
     return "".join(out)
 
 
+#: How each kind of model student answers, in words ("letter" meant nothing to teachers).
+SOLVER_STYLES = {
+    "letter": "picks a letter",
+    "likelihood": "weighs each option's wording",
+    "embedding": "compares meanings",
+}
+
+
 def _solver_label(label: Any) -> str:
-    """ "model/style" as the model on one line and the prompt style under it: a narrow
+    """ "model/style" as the model on one line and how it answers under it: a narrow
     editor would otherwise break model names in the middle."""
     model, _, style = str(label or "").rpartition("/")
+    words = SOLVER_STYLES.get(style, style)
     if not model:
-        return f"<span style='white-space:nowrap'>{esc(style)}</span>"
-    return f"<span style='white-space:nowrap'>{esc(model)}</span><br><i>{esc(style)}</i>"
+        return f"<span style='white-space:nowrap'>{esc(words)}</span>"
+    return f"<span style='white-space:nowrap'>{esc(model)}</span><br><i>{esc(words)}</i>"
 
 
 def exam(r: ScoreResult) -> str:
     e = r.evidence
-    answered = e.get("answered")
-    return (
-        f"<p>Q/A system answered: <b>{esc('(abstained)' if answered is None else answered)}"
-        f"</b>; key: {esc(e.get('key', ''))}. {esc(e.get('reason', ''))}</p>"
-    )
+    answered, key = e.get("answered"), e.get("key", "")
+    if answered is None:
+        reason = str(e.get("reason") or "").removeprefix("abstained: ")
+        found = "did not answer (it was not sure enough"
+        found += f": {esc(reason)})." if reason else ")."
+    elif answered == key:
+        found = f"chose the key, <b>{esc(key)}</b>."
+    else:
+        found = f"chose <b>{esc(answered)}</b>; the key is {esc(key)}."
+    return f"<p>A question-answering model reading only the passage {found}</p>"
 
 
 def mirror(r: ScoreResult) -> str:

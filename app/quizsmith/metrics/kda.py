@@ -212,7 +212,7 @@ class KdaMetric(Metric):
     def not_applicable(self, item: Item) -> str | None:
         # The fact is what KDA needs; a passage is only its fallback source.
         if item.type not in self.item_types:
-            return f"{self.title} does not apply to {item.type} items."
+            return self.type_not_applicable(item.type)
         if not item.target_fact.strip() and not (item.passage and item.passage.text.strip()):
             return "The item has no passage."
         if len(item.options) < 2:

@@ -54,7 +54,7 @@ from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.errors import CapabilityError, OutputParseError
 from quizsmith.metrics import evidence_html
 from quizsmith.metrics import mirror_prompts as prompts
-from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.base import Metric, MetricContext, flag_level, worse_level
 from quizsmith.metrics.display import Threshold, number
 from quizsmith.metrics.profiles import choose_profile, model_config
 from quizsmith.metrics.solvers import split_sentences
@@ -64,6 +64,9 @@ from quizsmith.providers.nearest import nearest_sentences
 
 APPROACHES = ("iterative", "direct")
 CONTEXTS = ("nearest", "passage")
+#: A mean rating from which the chip is green: above the scale's midpoint 3, "good" (4)
+#: within half a point.
+GOOD_MEAN = 3.5
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,20 @@ class MirrorMetric(Metric):
         return super().chip_text(result)
 
     @classmethod
+    def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
+        # On the reviewers' 1-5 scale: a mean at or below the flag threshold (2: "poor") is
+        # red, below 3.5 amber. Its flags are hints (their precision was not measured), so
+        # they alone left a 1.4/5 green (issue 27).
+        mean = number(result.values.get("mean"))
+        if mean is None:
+            return super().chip_level(result, options, severities)
+        if mean <= float(options.get("flag_at_or_below", 2)):
+            scale = "bad"
+        else:
+            scale = "ok" if mean < GOOD_MEAN else "good"
+        return worse_level(scale, flag_level(severities))
+
+    @classmethod
     def evidence_html(cls, result: ScoreResult) -> str:
         return evidence_html.mirror(result)
 
@@ -186,12 +203,12 @@ class MirrorMetric(Metric):
         for ref in refs:
             provider = ctx.provider_for(ref)
             if not provider.can_chat:
-                skipped.append(f"{ref} (cannot chat)")
+                skipped.append(f"{ref} (it cannot hold a conversation)")
             elif not is_instruct(provider) and not opts["allow_base_reviewers"]:
-                skipped.append(f"{ref} (base model without a chat template)")
+                skipped.append(f"{ref} (a base model: it cannot follow a reviewer's instructions)")
             else:
                 usable.append(provider)
-        note = f"Left out: {', '.join(skipped)}. " if skipped else ""
+        note = f"Not asked to review: {'; '.join(skipped)}. " if skipped else ""
         if not usable:
             raise CapabilityError(
                 f"No judge model can review questions. {note}".strip(),

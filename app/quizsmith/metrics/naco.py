@@ -54,7 +54,7 @@ from quizsmith.domain import Flag, Item, ScoreResult
 from quizsmith.errors import OutputParseError, ProviderError
 from quizsmith.metrics import evidence_html
 from quizsmith.metrics import naco_prompts as prompts
-from quizsmith.metrics.base import Metric, MetricContext
+from quizsmith.metrics.base import Metric, MetricContext, flag_level, worse_level
 from quizsmith.metrics.display import Threshold, number
 
 # The response parsing lives in naco_parse.py; these names stay importable from here.
@@ -181,9 +181,11 @@ class NacoMetric(Metric):
     live_by_default: ClassVar[bool] = True
     reports_parts: ClassVar[bool] = True
     batch_by_default: ClassVar[bool] = True
-    # It asks whether the text is a natural, answerable question, so it does not judge a
-    # generated true/false statement (and cloze items are not ranked, so not scored).
-    generated_item_types: ClassVar[tuple[str, ...] | None] = ("mcq", "short")
+    # It asks whether the text is a natural, answerable question and compares the model's
+    # answer with the key, so it does not judge a true/false statement (whose key is "True"
+    # or "False", never what a reader answers: a correct item scored 0, issue 27) nor a
+    # sentence with a blank.
+    item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
     thresholds: ClassVar[tuple[Threshold, ...]] = (
         Threshold(
             "answer_threshold",
@@ -209,10 +211,12 @@ class NacoMetric(Metric):
 
     @classmethod
     def chip_level(cls, result: ScoreResult, options: dict[str, Any], severities: set[str]) -> str:
-        # 0 means "not a question" or "answer missed": bad whatever the flags say.
+        # 0 means "not a question" or "answer missed": bad whatever the flags say. Its flags
+        # are hints (their measured precision is low), so the value's place on its own scale
+        # colours it too: a half-matching answer is amber, not green (issue 27).
         if float(result.value or 0.0) <= 0.0:
             return "bad"
-        return super().chip_level(result, options, severities)
+        return worse_level(cls.scale_level(result), flag_level(severities))
 
     @classmethod
     def evidence_html(cls, result: ScoreResult) -> str:

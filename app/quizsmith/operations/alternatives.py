@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from quizsmith.bank.store import ItemBank
 from quizsmith.domain import Item
 from quizsmith.operations.changes import OpChanges
+from quizsmith.operations.scores import STALE_REASON, mark_stale
 
 
 def replace_with_alternative(item: Item, index: int) -> Item:
@@ -49,12 +52,31 @@ def replace_with_alternative(item: Item, index: int) -> Item:
 def swap_alternative(bank: ItemBank, item_id: int, index: int) -> OpChanges:
     """Replace the stored item's content with its alternative `index` (see
     `replace_with_alternative`), with the scores and flags the alternative was given when it
-    was generated: they describe its text, the old ones do not. One transaction."""
+    was generated: they describe its text, the old ones do not. Every other stored score
+    (NACo, KDA ... of the old wording) is marked out of date, as after an edit, so no list
+    shows the old numbers as the new item's (issue 27); the caller re-scores it
+    (`rescore_metrics`). One transaction."""
     with bank.transaction():
         swapped = replace_with_alternative(bank.get_item(item_id), index)
         bank.update_item(swapped)
+        changes = mark_stale(bank, item_id, keep=swapped.scores)
         for result in swapped.scores.values():
             bank.add_score(item_id, result)
         # All flags, not one metric's: the old content's flags leave with it.
         bank.set_flags(item_id, swapped.flags)
-    return OpChanges(items=frozenset({item_id}), content=True, scores=True, flags=True)
+    return changes | OpChanges(items=frozenset({item_id}), content=True, scores=True, flags=True)
+
+
+def rescore_metrics(bank: ItemBank, item_id: int, live: Sequence[str]) -> list[str]:
+    """Which of the `live` metrics to run after a swap: those whose stored score is now out
+    of date or missing, and those that read the others (the overall estimate)."""
+    from quizsmith.metrics import registry
+
+    stored = bank.get_item(item_id)
+    chosen = []
+    for name in live:
+        result = stored.scores.get(name)
+        reads = name in registry.names() and registry.get(name).reads_scores
+        if result is None or reads or result.not_scored_reason == STALE_REASON:
+            chosen.append(name)
+    return chosen

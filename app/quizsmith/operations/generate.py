@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +15,10 @@ from quizsmith.operations.changes import OpChanges
 from quizsmith.operations.passages import items_of_passage
 from quizsmith.settings import Settings
 
+#: How far the seed of a new run moves per item the passage has: the pipeline spaces its
+#: targets' seeds 100 apart, so a step past that gives every target seeds no run used.
+NEW_RUN_SEED_STEP = 1009
+
 
 @dataclass
 class GeneratedBatch:
@@ -23,6 +27,17 @@ class GeneratedBatch:
     #: Stopped by Cancel; `items` are the ones finished (and stored) before it.
     cancelled: bool = False
     changes: OpChanges = field(default_factory=OpChanges)
+
+
+def asked_stems(items: Sequence[Item]) -> tuple[str, ...]:
+    """Every question the bank holds for these items: their own, rejected ones included,
+    and the alternatives kept beside them (the teacher has seen those too)."""
+    stems: dict[str, None] = {}
+    for item in items:
+        stems.setdefault(item.stem, None)
+        for alt in item.alternatives:
+            stems.setdefault(alt.stem, None)
+    return tuple(stems)
 
 
 def continue_batch(bank: ItemBank, passage_id: int, request: Any) -> tuple[Any | None, int]:
@@ -39,8 +54,26 @@ def continue_batch(bank: ItemBank, passage_id: int, request: Any) -> tuple[Any |
         request,
         n=left,
         avoid_answers=tuple(it.key for it in done),
-        avoid_stems=tuple(it.stem for it in done),
+        avoid_stems=asked_stems(done),
     ), len(done)
+
+
+def new_questions_request(bank: ItemBank, passage_id: int | None, request: Any) -> Any:
+    """The request for `request.n` more items about a passage that may have some already
+    (the desktop app's Generate, pressed again): other facts and answers first, never a
+    question the bank holds for the passage (a rejected one included), and another seed,
+    so a fact asked again gets other wording. A second run reproduced the first three
+    questions word for word, a rejected one among them (issue 27)."""
+    done = items_of_passage(bank, passage_id)
+    if not done:
+        return request
+    return dataclasses.replace(
+        request,
+        avoid_stems=(*request.avoid_stems, *asked_stems(done)),
+        asked_answers=(*request.asked_answers, *(it.key for it in done)),
+        asked_facts=(*request.asked_facts, *(it.target_fact for it in done if it.target_fact)),
+        seed=request.seed + NEW_RUN_SEED_STEP * len(done),
+    )
 
 
 def generate_into_bank(

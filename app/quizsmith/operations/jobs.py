@@ -18,7 +18,11 @@ from typing import Any
 from quizsmith.bank.store import ItemBank
 from quizsmith.domain import Item, Passage
 from quizsmith.jobs import CancelToken, Progress
-from quizsmith.operations.generate import GeneratedBatch, generate_into_bank
+from quizsmith.operations.generate import (
+    GeneratedBatch,
+    generate_into_bank,
+    new_questions_request,
+)
 from quizsmith.operations.handout import HandoutCheck, check_handout
 from quizsmith.operations.model_loading import prepare_models
 from quizsmith.operations.scores import content_signature, store_if_current
@@ -141,20 +145,22 @@ def score_and_store_job(
 
 
 def generate_job(bank: ItemBank, passage: Passage, request: Any, settings: Settings) -> JobFactory:
-    """Generate items for a stored passage; each finished item is added to the bank at once
+    """Generate `request.n` new items for a stored passage: items it has already are not
+    written again (`new_questions_request`). Each finished item is added to the bank at once
     (progress payload: the stored Item), so a cancel keeps the finished ones. A bank that
     refuses an item stops the run with its error (no rescue file, unlike the CLI)."""
 
     def job(token: CancelToken) -> Generator[Progress, None, GeneratedBatch]:
         from quizsmith.generation.keeper import ItemKeeper
 
-        yield Progress("Loading the models", 0, request.n)
+        yield Progress("Loading the language models (the first run takes a minute)", 0, request.n)
+        fresh = new_questions_request(bank, passage.id, request)
         prepare_models(settings)
         keeper = ItemKeeper(bank, None, rescue=False)
         return (
             yield from generate_into_bank(
                 passage,
-                request,
+                fresh,
                 settings,
                 token,
                 keeper,

@@ -1,9 +1,9 @@
-"""Reading a passage's items."""
+"""Reading a passage's items, and naming a passage as lists show it."""
 
 from __future__ import annotations
 
 from quizsmith.bank.store import ItemBank
-from quizsmith.domain import Item
+from quizsmith.domain import Item, Passage
 
 
 def items_of_passage(bank: ItemBank, passage_id: int | None) -> list[Item]:
@@ -12,3 +12,11 @@ def items_of_passage(bank: ItemBank, passage_id: int | None) -> list[Item]:
     if passage_id is None:
         return []
     return bank.items_of_passage(passage_id)
+
+
+def passage_label(passage: Passage) -> str:
+    """A passage as lists and confirmations name it: its title, or its first six words."""
+    if passage.title.strip():
+        return passage.title.strip()
+    words = passage.text.split()
+    return " ".join(words[:6]) + ("…" if len(words) > 6 else "")

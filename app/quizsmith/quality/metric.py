@@ -137,6 +137,8 @@ class OverallMetric(Metric):
     # The headline, shown first; it reads the other live metrics' results, so it runs last.
     order: ClassVar[int] = 0
     chip_label: ClassVar[str] = "Overall"
+    # A probability (0-1), so it fits the chart's axis; the headline, so it is offered first.
+    chart_label: ClassVar[str] = "Overall (chance you accept it)"
     evidence_title: ClassVar[str] = "Overall (estimated chance you accept it)"
     live_by_default: ClassVar[bool] = True
     batch_by_default: ClassVar[bool] = True
