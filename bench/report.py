@@ -12,7 +12,16 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ["providers", "llama_build", "scaling", "bank", "metrics", "option_scoring", "generation", "gui"]
+ORDER = [
+    "providers",
+    "llama_build",
+    "scaling",
+    "bank",
+    "metrics",
+    "option_scoring",
+    "generation",
+    "gui",
+]
 
 HEADER = """# Benchmarks
 
