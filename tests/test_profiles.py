@@ -153,3 +153,13 @@ def _toml(value: object) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(f'"{v}"' for v in value) + "]"
     return f'"{value}"'
+
+
+def test_the_warm_up_loads_the_light_signal_models_on_the_standard_profile() -> None:
+    from quizsmith.operations.model_loading import local_models
+
+    standard = local_models(Settings(profile="standard"))
+    assert STANDARD_MODEL in standard
+    # the overall estimate's signals: Gemma reads, SmolLM2 judges fluency
+    assert {"gemma3-270m", "smollm2-135m-instruct"} <= set(standard)
+    assert "smollm2-135m-instruct" in local_models(Settings())
