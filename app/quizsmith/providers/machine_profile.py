@@ -4,9 +4,11 @@ The rule: the standard profile when the machine has at least STANDARD_MIN_AVAILA
 memory available, at least STANDARD_MIN_CORES cores, and the standard model is installed;
 otherwise the light profile. Why these numbers: with the standard profile the app holds the
 1.5B model (1.1 GB of weights, ~0.1 GB of KV cache at 4,096 tokens), Gemma 270M (0.25 GB),
-the embedding model with torch (~0.6 GB) and Qt: about 2.5-3 GB at its peak (measured in the
-report of issue 26); 6 GB available leaves the teacher's other programs room. Two cores run
-one 1.5B completion in seconds (docs/benchmarks.md); one core does not.
+the embedding model with torch and, for the overall estimate's signals, SmolLM2: a peak RSS
+of 3.0 GB measured after NACo, KDA and the overall estimate on one item (the 1.5B model alone:
+1.9 GB); 6 GB available leaves the teacher's other programs room. Two cores read a prompt at
+about 15-30 tokens/s and write 2-7 tokens/s with the 1.5B model on a busy 2-core machine
+(issue 26's measurements); one core would halve that.
 
 The pick is recorded in the settings file ([models] profile and profile_reason), so it is
 made once; `quizsmith models --profile NAME` and the Settings dialog change it.
