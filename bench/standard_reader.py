@@ -151,8 +151,110 @@ def report(args: argparse.Namespace) -> None:
         f"{data['f1_inconsistent']:.2f} (n {len(inconsistent)}).",
         "",
     ]
+    data["fit"] = fitted = fit(args)
+    md += [
+        f"The overall estimate on these items, out of fold (5 folds grouped by passage; n "
+        f"{fitted['items']} of {fitted['passages']} passages, {fitted['accepted']} accepted); "
+        "the light signals from the light models, the reader signals from the 1.5B model:",
+        "",
+        "| features / estimator | r with acceptance | AUC |",
+        "| --- | --- | --- |",
+    ]
+    for name, entry in fitted["fits"].items():
+        r, auc = entry["pearson_vs_accept"], entry["auc"]
+        md.append(
+            f"| {name} | {r['value']:.3f} [{r['ci95_by_passage'][0]:.2f}, "
+            f"{r['ci95_by_passage'][1]:.2f}] | {auc['value']:.3f} "
+            f"[{auc['ci95_by_passage'][0]:.2f}, {auc['ci95_by_passage'][1]:.2f}] |"
+        )
+    flag = fitted["answer_differs"]
+    md += [
+        "",
+        f"`answer-differs` raised when the reader's answer shares no word with the key: "
+        f"{flag['raised']} raised, precision {flag['precision']:.2f} against answer "
+        f"consistency < 2.5 (n {flag['inconsistent']} such items), recall {flag['recall']:.2f}.",
+        "",
+    ]
     write_results("standard_reader", data, "\n".join(md))
     print("\n".join(md))
+
+
+def record_keys(records: list[Any]) -> list[str]:
+    """Each evaluation record's key in this file's form ("<passage id>#<question index>"):
+    the QGEval adapter keeps the questions of a passage in the file's order."""
+    seen: dict[str, int] = {}
+    keys = []
+    for record in records:
+        pid = record.record_id.split(":")[1]
+        keys.append(f"{pid}#{seen.get(pid, 0)}")
+        seen[pid] = seen.get(pid, 0) + 1
+    return keys
+
+
+def training_sets(args: argparse.Namespace) -> dict[str, Any]:
+    """The light signals (the `signals` metric on the light models, through the evaluation
+    cache) of the items the reader has read, with the reader signals beside them."""
+    from judgement import score
+    from quizsmith.evaluation.overall import TrainingData, training_data
+
+    report = score(interleaved_qgeval(args.passages), "qgeval", None, args)
+    keys = record_keys(list(report.records))
+    known = known_results()
+    keep = [i for i, key in enumerate(keys) if key in known]
+    records = [report.records[i] for i in keep]
+    light = training_data(records, [report.results[i] for i in keep])
+    key_of = {id(r): keys[i] for i, r in zip(keep, records, strict=True)}
+    reader_x = np.array(
+        [[known[key_of[id(r)]][s] for s in READER_SIGNALS] for r in light.records], dtype=float
+    )
+    reader_cols = tuple(f"sig.{s}" for s in READER_SIGNALS)
+
+    def data(x: np.ndarray, columns: tuple[str, ...]) -> Any:
+        return TrainingData(light.records, x, light.y, light.groups, columns)
+
+    return {
+        "light signals": light,
+        "reader signals": data(reader_x, reader_cols),
+        "light + reader signals": data(np.hstack([light.x, reader_x]), light.columns + reader_cols),
+        "answer_consistency": np.array([r.labels["answer_consistency"] for r in light.records]),
+        "reader_f1": reader_x[:, 0],
+    }
+
+
+def fit(args: argparse.Namespace) -> dict[str, Any]:
+    """Out-of-fold (5 folds grouped by passage) r with acceptance and AUC of each feature set,
+    intervals by resampling passages; and the precision of an `answer-differs` flag raised
+    when the reader's answer shares no word with the key."""
+    from sklearn.metrics import roc_auc_score
+
+    from quizsmith.evaluation.overall import grouped_folds, out_of_fold
+
+    sets = training_sets(args)
+    light = sets["light signals"]
+    groups = np.array(light.groups)
+    folds = grouped_folds(light.groups, 5)
+    out: dict[str, Any] = {"items": len(light.y), "passages": len(set(light.groups))}
+    out["accepted"] = int(light.y.sum())
+    fits: dict[str, Any] = {}
+    for name in ("light signals", "reader signals", "light + reader signals"):
+        for kind in ("logistic", "blend"):
+            oof = out_of_fold(sets[name], folds, 0, kind)
+            fits[f"{name} / {kind}"] = {
+                "pearson_vs_accept": with_ci(oof, light.y.astype(float), groups=groups),
+                "auc": with_ci(
+                    oof, light.y, lambda a, b: float(roc_auc_score(b, a)), groups=groups
+                ),
+            }
+    out["fits"] = fits
+    raised = sets["reader_f1"] == 0
+    inconsistent = sets["answer_consistency"] < 2.5
+    out["answer_differs"] = {
+        "raised": int(raised.sum()),
+        "precision": float(inconsistent[raised].mean()) if raised.any() else None,
+        "recall": float(raised[inconsistent].mean()) if inconsistent.any() else None,
+        "inconsistent": int(inconsistent.sum()),
+    }
+    return out
 
 
 def main() -> None:
@@ -161,6 +263,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--shard", default="0/1", help="K/N: fill every N-th item from K")
     parser.add_argument("--report", action="store_true")
+    parser.add_argument("--cache-dir", default=None, help="the evaluation cache (light signals)")
     args = parser.parse_args()
     k, _, n = args.shard.partition("/")
     args.shard = (int(k), int(n or 1))

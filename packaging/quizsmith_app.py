@@ -1,8 +1,8 @@
 """Entry point of the frozen (PyInstaller) Quizsmith app.
 
 Before the app starts it points Quizsmith at the bundle: resources/ and models/ live in the
-bundle folder instead of a source checkout, and the Gemma model (assembled from chunk
-packages at install time in a source install) ships ready-made and is linked into the
+bundle folder instead of a source checkout, and the Gemma and Qwen models (assembled from
+chunk packages at install time in a source install) ship ready-made and are linked into the
 user's cache on first start.
 
 `quizsmith-app --cli ARGS...` runs the command line instead (`--cli models` lists the bundled

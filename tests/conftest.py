@@ -1,6 +1,7 @@
 """Every test runs with its own settings and log folders, so a developer's real settings,
-keys and logs are never read or written. The model cache (the assembled Gemma file) is
-shared: rebuilding it per test would only cost time."""
+keys and logs are never read or written, and the model profile is the light one
+(QUIZSMITH_PROFILE). The model cache (the assembled Gemma and Qwen files) is shared: rebuilding
+it per test would only cost time."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("QUIZSMITH_LOG_DIR", str(logs))
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(var, raising=False)
+    # Most tests run on the light profile's small models; without this the CLI's first start
+    # would pick the standard profile on a machine that can hold it (tests of the standard
+    # model and of the pick itself unset or change it).
+    monkeypatch.setenv("QUIZSMITH_PROFILE", "light")
     return tmp_path
 
 

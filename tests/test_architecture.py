@@ -177,6 +177,20 @@ def test_no_module_imports_a_higher_layer() -> None:
     assert not stale, f"{stale} no longer happen: remove them from KNOWN_VIOLATIONS."
 
 
+def test_the_shipped_estimators_never_import_the_evaluation() -> None:
+    """Issue 26: the overall models and their loading live in quality/; evaluation/ fits and
+    checks them (it may import quality, never the reverse), so the app predicts without the
+    evaluation harness and the two do not import each other."""
+    back = [
+        f"{path.relative_to(PACKAGE).as_posix()}:{line}"
+        for path in _modules()
+        if _unit(path) == "quality"
+        for line, name in _imported(path)
+        if name.split(".")[:2] == ["quizsmith", "evaluation"]
+    ]
+    assert not back, f"quality/ imports the evaluation at {back}"
+
+
 def test_the_layer_check_sees_function_level_and_relative_imports(tmp_path: Path) -> None:
     root = tmp_path / "quizsmith"
     module = root / "metrics" / "x.py"

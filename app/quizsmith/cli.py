@@ -41,11 +41,24 @@ def _check_llama_runs() -> None:
 def _cmd_models(args: argparse.Namespace) -> int:
     from quizsmith.modelreport import check_bundled_models, models_report
 
+    if args.profile:
+        from quizsmith.providers.machine_profile import set_profile
+
+        print(set_profile(args.profile))
     print(models_report(prepare=args.prepare))
     if args.prepare:
         print()
         check_bundled_models()
     return 0
+
+
+def _first_start() -> None:
+    """Pick the model profile for this computer on the first start, and say which."""
+    from quizsmith.providers.machine_profile import first_start
+
+    message = first_start()
+    if message:
+        print(message, file=sys.stderr)
 
 
 def _cmd_key(args: argparse.Namespace) -> int:
@@ -574,6 +587,12 @@ def build_parser() -> argparse.ArgumentParser:
         "one short completion with each bundled GGUF model in a child process, to prove "
         "llama.cpp runs on this computer (exit status 2, with the fix, when it cannot)",
     )
+    p.add_argument(
+        "--profile",
+        choices=["standard", "light"],
+        help="switch the model profile: standard (Qwen2.5-Coder-1.5B-Instruct, chat prompts) "
+        "or light (the 135M-270M models, few-shot prompts); saved in the settings file",
+    )
     p.set_defaults(func=_cmd_models)
 
     p = sub.add_parser("key", help="store, remove or check an API key in the system keyring")
@@ -760,6 +779,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Commands that load models: the first of them to run picks the model profile.
+_USES_MODELS = (_cmd_models, _cmd_generate, _cmd_exam, _cmd_score, _cmd_demo, _cmd_eval)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -772,6 +795,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from quizsmith.logs import setup_logging
 
         setup_logging()
+        if args.func in _USES_MODELS and not getattr(args, "profile", None):
+            _first_start()
         if args.command in MODEL_COMMANDS:
             _check_llama_runs()
         return int(args.func(args))

@@ -38,8 +38,10 @@ def _which_file(model: catalog.CatalogModel, path: object) -> str:
 
 
 def models_report(prepare: bool = False) -> str:
+    from quizsmith.providers.machine_profile import describe
+
     s = settings_mod.load()
-    lines = ["Providers:"]
+    lines = [describe(s), "", "Providers:"]
     for name in registry.names():
         cls = registry.get(name)
         caps = ", ".join(c.removeprefix("can_") for c in _CAPS if getattr(cls, c, False))
@@ -53,6 +55,8 @@ def models_report(prepare: bool = False) -> str:
             f"  {m.id:<24} {kind:<7} {m.backend:<9} {m.size_mb:>6.0f} MB  {m.license or '-'}"
         )
         lines.append(f"  {'':<24} roles: {', '.join(m.roles) or '-'}")
+        if m.upstream:
+            lines.append(f"  {'':<24} upstream: {m.upstream} ({m.license})")
         lines.append(f"  {'':<24} {_model_status(m, prepare)}")
     if not any(not m.bundled for m in models):
         lines.append(
@@ -67,7 +71,8 @@ def models_report(prepare: bool = False) -> str:
         for ref in refs:
             ok = ref in known or (ref.startswith("endpoint:") and ref[9:] in s.endpoints)
             marks.append(ref if ok else f"{ref} (NOT FOUND)")
-        lines.append(f"  {role:<12} {', '.join(marks)}")
+        mine = " (yours)" if role in s.roles else ""
+        lines.append(f"  {role:<12} {', '.join(marks)}{mine}")
 
     if s.endpoints:
         lines += ["", "Endpoints:"]

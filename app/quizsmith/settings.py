@@ -22,8 +22,9 @@ SETTINGS_FILE = "settings.toml"
 SINGLE_ROLES = ("generator", "qa", "embeddings", "paraphraser")
 MULTI_ROLES = ("solvers", "judges")
 
-# Why these defaults: the instruct model follows short chat prompts and JSON schemas; the
-# base Gemma model is the second, independent "student" and is used with few-shot prompts.
+# The light profile's roles. Why these: the instruct model follows short chat prompts and
+# JSON schemas; the base Gemma model is the second, independent "student" and is used with
+# few-shot prompts.
 DEFAULT_ROLES: dict[str, Any] = {
     "generator": "smollm2-135m-instruct",
     "qa": "smollm2-135m-instruct",
@@ -32,6 +33,29 @@ DEFAULT_ROLES: dict[str, Any] = {
     "solvers": ["smollm2-135m-instruct", "gemma3-270m"],
     "judges": ["smollm2-135m-instruct", "gemma3-270m"],
 }
+
+#: Model profiles: which bundled models serve the roles by default.
+#: - "standard": Qwen2.5-Coder-1.5B-Instruct (1.1 GB) writes, reads, answers and is the first
+#:   KDA student and MIRROR reviewer, with the paper's chat prompts; Gemma 270M stays as the
+#:   second student and reviewer (the metrics want a second, different model).
+#: - "light": the tiny models only (94 + 242 MB), with few-shot and likelihood prompts.
+#: The first start picks one for the machine (providers/machine_profile.py); a role set in
+#: [roles] overrides the profile's model for that role.
+PROFILES = ("standard", "light")
+STANDARD_MODEL = "qwen2.5-coder-1.5b-instruct"
+PROFILE_ROLES: dict[str, dict[str, Any]] = {
+    "light": DEFAULT_ROLES,
+    "standard": {
+        "generator": STANDARD_MODEL,
+        "qa": STANDARD_MODEL,
+        "paraphraser": "gemma3-270m",
+        "embeddings": "all-minilm-l6-v2",
+        "solvers": [STANDARD_MODEL, "gemma3-270m"],
+        "judges": [STANDARD_MODEL, "gemma3-270m"],
+    },
+}
+#: Scripts and tests can fix the profile for one run, whatever the settings file says.
+PROFILE_ENV = "QUIZSMITH_PROFILE"
 
 _FORBIDDEN_KEYS = {"api_key", "apikey", "key", "token", "secret", "password"}
 #: The file's tables. [metrics] tables are checked against each metric's `defaults` by
@@ -61,7 +85,13 @@ ENDPOINT_DEFAULTS: dict[str, Any] = {
 
 @dataclass
 class Settings:
-    roles: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_ROLES))
+    #: Roles set by the user; a role not set here takes its profile's model (`role`).
+    roles: dict[str, Any] = field(default_factory=dict)
+    #: The model profile (PROFILES) and why it was chosen; `profile_chosen` is False until the
+    #: first start has picked one and recorded it in the file ([models] profile).
+    profile: str = "light"
+    profile_reason: str = ""
+    profile_chosen: bool = False
     model_dirs: list[str] = field(default_factory=list)
     n_ctx: int = 4096
     n_threads: int = 0  # 0 means: one thread per physical core
@@ -74,23 +104,35 @@ class Settings:
     def role(self, name: str) -> str:
         if name not in SINGLE_ROLES:
             raise ConfigError(f"Unknown single-model role {name!r}.", f"Use one of {SINGLE_ROLES}.")
-        value = self.roles.get(name, DEFAULT_ROLES[name])
+        value = self.roles.get(name, self.profile_roles()[name])
         return str(value)
 
     def role_list(self, name: str) -> list[str]:
         if name not in MULTI_ROLES:
             raise ConfigError(f"Unknown multi-model role {name!r}.", f"Use one of {MULTI_ROLES}.")
-        value = self.roles.get(name, DEFAULT_ROLES[name])
+        value = self.roles.get(name, self.profile_roles()[name])
         return [str(v) for v in (value if isinstance(value, list) else [value])]
 
+    def profile_roles(self) -> dict[str, Any]:
+        """The active profile's default model for each role."""
+        return PROFILE_ROLES.get(self.profile, DEFAULT_ROLES)
+
+    def effective_roles(self) -> dict[str, Any]:
+        """Every role's model: the profile's, with the user's [roles] on top."""
+        return {**self.profile_roles(), **self.roles}
+
     def to_toml_dict(self) -> dict[str, Any]:
+        models: dict[str, Any] = {
+            "dirs": list(self.model_dirs),
+            "n_ctx": self.n_ctx,
+            "n_threads": self.n_threads,
+        }
+        if self.profile_chosen:
+            models["profile"] = self.profile
+            models["profile_reason"] = self.profile_reason
         return {
             "roles": dict(self.roles),
-            "models": {
-                "dirs": list(self.model_dirs),
-                "n_ctx": self.n_ctx,
-                "n_threads": self.n_threads,
-            },
+            "models": models,
             "endpoints": {
                 name: {k: v for k, v in asdict(ep).items() if k != "name"}
                 for name, ep in self.endpoints.items()
@@ -100,7 +142,13 @@ class Settings:
 
 
 #: The [models] table's options.
-MODELS_DEFAULTS: dict[str, Any] = {"dirs": [], "n_ctx": Settings.n_ctx, "n_threads": 0}
+MODELS_DEFAULTS: dict[str, Any] = {
+    "dirs": [],
+    "n_ctx": Settings.n_ctx,
+    "n_threads": 0,
+    "profile": "light",
+    "profile_reason": "",
+}
 
 
 def settings_path() -> Path:
@@ -111,7 +159,7 @@ def load(path: Path | None = None) -> Settings:
     """Read settings; a missing file gives the defaults, a broken one a clear ConfigError."""
     path = path or settings_path()
     if not path.exists():
-        return Settings(path=path)
+        return _env_profile(Settings(path=path))
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -119,7 +167,21 @@ def load(path: Path | None = None) -> Settings:
             f"The settings file {path} cannot be read: {exc}.",
             "Fix the line named above, or delete the file to start again from the defaults.",
         ) from exc
-    return _from_dict(data, path)
+    return _env_profile(_from_dict(data, path))
+
+
+def _env_profile(settings: Settings) -> Settings:
+    value = os.environ.get(PROFILE_ENV, "").strip()
+    if not value:
+        return settings
+    if value not in PROFILES:
+        raise ConfigError(
+            f"{PROFILE_ENV}={value!r} is not a model profile.",
+            f"Use one of {', '.join(PROFILES)}, or unset it.",
+        )
+    settings.profile = value
+    settings.profile_reason = f"set by {PROFILE_ENV}"
+    return settings
 
 
 def _from_dict(data: dict[str, Any], path: Path) -> Settings:
@@ -134,11 +196,24 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
             f"Unknown role(s) {sorted(unknown)} in {path}.",
             f"Roles are {', '.join(SINGLE_ROLES + MULTI_ROLES)}.",
         )
-    settings.roles.update(roles)
     models = data.get("models", {})
     if not isinstance(models, dict):
         raise ConfigError(f"[models] in {path} must be a table.", "See docs/settings.md.")
     check_options(models, MODELS_DEFAULTS, "[models]", path=path)
+    if "profile" in models:
+        if models["profile"] not in PROFILES:
+            raise ConfigError(
+                f"[models] profile = {models['profile']!r} in {path} is not a model profile.",
+                f"Use one of {', '.join(PROFILES)} (`quizsmith models --profile NAME`).",
+            )
+        settings.profile = str(models["profile"])
+        settings.profile_reason = str(models.get("profile_reason", ""))
+        settings.profile_chosen = True
+    else:
+        # Written before profiles existed: the settings dialog then saved every role, so a
+        # role equal to the old default was a default, not a choice (it follows the profile).
+        roles = {k: v for k, v in roles.items() if DEFAULT_ROLES.get(k) != v}
+    settings.roles.update(roles)
     settings.model_dirs = [str(d) for d in models.get("dirs", [])]
     settings.n_ctx = int(models.get("n_ctx", settings.n_ctx))
     settings.n_threads = int(models.get("n_threads", settings.n_threads))

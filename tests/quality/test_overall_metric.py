@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from quizsmith.domain import ONE_DISTRACTOR_MESSAGE, Item, Passage, ScoreResult
-from quizsmith.evaluation.overall import OverallModel, shipped_model_path
 from quizsmith.metrics.base import MetricContext
 from quizsmith.quality.metric import OverallMetric, SignalsMetric, item_fingerprint
+from quizsmith.quality.overall_model import OverallModel, shipped_model_path
 
 PASSAGE = (
     "Plants make their food by photosynthesis. In the leaves, chlorophyll captures light "
@@ -44,13 +44,13 @@ class _StandInModel:
 def stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
     """Signals and the overall model without any model loaded (the slow test below uses the
     real ones): every item reads as a question and is estimated acceptable."""
-    from quizsmith.evaluation import overall
+    from quizsmith.quality import overall_model
 
     def signals(self: SignalsMetric, item: Item, ctx: MetricContext) -> ScoreResult:
         return ScoreResult(metric="signals", value=0.9, values={"is_question": 1.0})
 
     monkeypatch.setattr(SignalsMetric, "score", signals)
-    monkeypatch.setattr(overall, "load_active_model", lambda: _StandInModel())
+    monkeypatch.setattr(overall_model, "load_active_model", lambda profile=None: _StandInModel())
 
 
 def test_not_applicable_and_bad_input_are_not_scored() -> None:

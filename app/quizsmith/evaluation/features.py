@@ -7,22 +7,43 @@ criteria mirror.grammaticality ... (1-5); mre (= MRE BERTScore) and mre.sre_bleu
 mre.mre_bertscore; bleu/rouge/meteor/bertscore and their .single/.multi. Each metric
 declares its parts and features (`Metric.subscores`, `feature_names`, `features`), so this
 module names none of them.
+
+The overall model's features live with the model (quality/features.py); they are re-exported
+here for the evaluation code and its callers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from quizsmith.domain import ScoreResult
 from quizsmith.metrics import registry
 from quizsmith.metrics.display import number
+from quizsmith.quality import features as _features
+from quizsmith.quality.features import (
+    all_feature_names,
+    feature_names,
+    feature_sources,
+    metrics_read,
+    overall_features,
+    reference_feature_names,
+)
+
+__all__ = [
+    "BASELINES",
+    "all_feature_names",
+    "feature_names",
+    "feature_sources",
+    "metrics_read",
+    "overall_features",
+    "reference_feature_names",
+    "subscore_parts",
+    "subscores",
+]
 
 #: `quizsmith eval`'s own reference-overlap baselines (not metric plug-ins): their parts.
 BASELINES: tuple[str, ...] = ("bleu", "rouge", "meteor", "bertscore")
 _BASELINE_PARTS = ("single", "multi")
-#: The MRE measure whose single-reference feature ("ref.<measure>") a baseline supplies.
-_BASELINE_FOR = {"bleu": "bleu4", "rouge": "rouge_l", "meteor": "meteor", "bertscore": "bertscore"}
 _SHORT = {"kda_disc": "disc"}
 
 
@@ -48,69 +69,8 @@ def subscores(result: ScoreResult) -> dict[str, float]:
     return out
 
 
-def feature_names() -> tuple[str, ...]:
-    """The overall model's default features, in column order: reference-free only, so that
-    every item (a generated one has no reference question) can be estimated. Each metric's
-    `feature_names`, in shown order (NACo's and KDA's parts, EXAM, then the cheap signals of
-    quality/signals.py under "sig.")."""
-    return tuple(f for cls in registry.shown_order() for f in cls.feature_names)
-
-
-def reference_feature_names() -> tuple[str, ...]:
-    """Features that need a reference question or a capable judge: a model may be fitted on
-    them (`quizsmith eval --fit --features all`), but the shipped one is not."""
-    return tuple(f for cls in registry.shown_order() for f in cls.reference_feature_names)
-
-
-def all_feature_names() -> tuple[str, ...]:
-    return feature_names() + reference_feature_names()
-
-
-def feature_sources() -> dict[str, str]:
-    """The metric whose result a feature is read from, by the feature's prefix ("ref." is
-    MRE's single-reference part; "sig." the signals, which the overall metric also carries)."""
-    found: dict[str, str] = {}
-    for cls in registry.shown_order():
-        for name in (*cls.feature_names, *cls.reference_feature_names):
-            found.setdefault(name.split(".")[0], cls.name)
-    return found
-
-
 def __getattr__(name: str) -> Any:
-    # The names these had as constants, for callers that read them once (the shipped model's
-    # columns, tests); computed from the registry on access.
-    computed = {
-        "FEATURES": feature_names,
-        "REFERENCE_FEATURES": reference_feature_names,
-        "ALL_FEATURES": all_feature_names,
-        "FEATURE_SOURCES": feature_sources,
-        "SUBSCORES": subscore_parts,
-    }
-    if name in computed:
-        return computed[name]()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def metrics_read(features: Sequence[str]) -> frozenset[str]:
-    """The metrics whose results these features come from (an unknown prefix names itself,
-    so a caller never takes an unknown feature for a free one)."""
-    sources = feature_sources()
-    return frozenset(sources.get(f.split(".")[0], f.split(".")[0]) for f in features)
-
-
-def overall_features(scores: Mapping[str, ScoreResult]) -> dict[str, float | None]:
-    """Feature values (None = missing) from an item's latest scores by metric name."""
-    feats: dict[str, float | None] = dict.fromkeys(all_feature_names())
-    # In run order: a metric that reads others' results (the overall estimate, which carries
-    # the signals it computed) only fills in what their own results left missing.
-    for name in registry.run_order(registry.names()):
-        result = scores.get(name)
-        if result is None or not result.scored:
-            continue
-        for feature, value in registry.get(name).features(result).items():
-            if feats.get(feature) is None:
-                feats[feature] = value
-    for metric, measure in _BASELINE_FOR.items():
-        if (r := scores.get(metric)) is not None and r.scored:
-            feats[f"ref.{measure}"] = number(r.values.get("single", r.value))
-    return feats
+    # FEATURES, ALL_FEATURES ... (computed from the registry on access) and SUBSCORES.
+    if name == "SUBSCORES":
+        return subscore_parts()
+    return getattr(_features, name)

@@ -1,16 +1,15 @@
-"""The overall quality estimate (KDA paper, section 4.3 and Table 7): a small model fitted on
-human decisions that turns the metric outputs into the probability that a teacher accepts
-the item. It ranks the review queue and can be refitted on the teacher's own decisions.
+"""Fitting and checking the overall quality estimate (KDA paper, section 4.3 and Table 7): a
+small model fitted on human decisions that turns the metric outputs into the probability
+that a teacher accepts the item. The app loads and predicts with it in
+quality/overall_model.py (one model per model profile); this module fits it with grouped
+out-of-fold estimates (`quizsmith eval --fit`, bench/judgement.py --ship) and refits it on
+the teacher's own decisions (`quizsmith refit`).
 
-Why this module is long: the model's whole life cycle (where its file lives, loading it with its
-checks, predicting, fitting with grouped out-of-fold estimates, refitting on the bank) works on
-one saved format, so its writer and every reader stay together.
-
-The shipped model is a `BlendClassifier` (below: a spline logistic regression and shallow
-boosted trees, averaged; `bench/judgement.py --ship` picks the kind with the best QGEval
-figure out of fold). A refit's default model: scikit-learn's RandomForestClassifier (100
-trees, depth <= 4, leaves of at least n/40 items clipped to 5-50, seeded; see
-ESTIMATOR_PARAMS for the comparison behind it).
+The shipped model is a `BlendClassifier` (quality/overall_model.py: a spline logistic
+regression and shallow boosted trees, averaged; `bench/judgement.py --ship` picks the kind
+with the best QGEval figure out of fold). A refit's default model: scikit-learn's
+RandomForestClassifier (100 trees, depth <= 4, leaves of at least n/40 items clipped to
+5-50, seeded; see ESTIMATOR_PARAMS for the comparison behind it).
 Why: it needs no feature scaling across 0-1 and 1-5 scales, copes with the missing-feature
 pattern (an item without a reference has no overlap features; a short-answer item has no
 KDA/EXAM) through the indicator columns, and its leaf averages are probabilities in [0, 1].
@@ -36,26 +35,39 @@ questions about the same text.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from quizsmith.domain import Item, ScoreResult, utc_now
+from quizsmith.domain import ScoreResult, utc_now
 from quizsmith.errors import QuizsmithError
-from quizsmith.evaluation.features import (
-    FEATURES,
-    all_feature_names,
-    metrics_read,
-    overall_features,
-)
 from quizsmith.evaluation.records import EvalRecord
+from quizsmith.quality.features import FEATURES, all_feature_names, overall_features
 
-MISSING_VALUE = -1.0
+# The model's home is quality/overall_model.py (the app loads and predicts with it there);
+# these names are re-exported for the fitting code, bench/ and tests. BlendClassifier also
+# for unpickling a model saved before it moved (its pickle names this module).
+from quizsmith.quality.overall_model import (  # noqa: F401
+    FORMAT_VERSION,
+    MIN_PRESENT_SHARE,
+    MISSING_VALUE,
+    MODEL_FILE,
+    BlendClassifier,
+    OverallModel,
+    _proba,
+    active_model_path,
+    feature_matrix,
+    load_active_model,
+    metrics_read_by_active_model,
+    shipped_model_path,
+    signals_profile,
+    signals_version,
+    user_model_path,
+)
+
 ACCEPT_THRESHOLD = 2.5
 QGEVAL_DIMENSIONS = (
     "fluency",
@@ -66,15 +78,10 @@ QGEVAL_DIMENSIONS = (
     "answerability",
     "answer_consistency",
 )
-#: An item is scored only when at least this share of the features the model learned from
-#: is present; with fewer the estimate would rest on imputed values.
-MIN_PRESENT_SHARE = 0.5
 #: Refitting on a teacher's decisions needs this many accept/reject decisions, with at least
 #: MIN_EACH of each kind (fewer give a model that mostly echoes the majority decision).
 MIN_DECISIONS = 30
 MIN_EACH = 10
-MODEL_FILE = "overall_model.joblib"
-FORMAT_VERSION = 1
 ESTIMATOR_PARAMS: dict[str, Any] = {"n_estimators": 100, "max_depth": 4, "n_jobs": 1}
 #: Leaf size: n/40 items, between 5 (a teacher's 30 decisions still give trees that split)
 #: and 50. On QGEval's baselines (grouped 5-fold CV, Pearson r with acceptance) depth 4 with
@@ -88,59 +95,6 @@ TARGET_DESCRIPTION = (
 )
 
 
-def shipped_model_path() -> Path:
-    from quizsmith import paths
-
-    return paths.resources_dir() / MODEL_FILE
-
-
-def user_model_path() -> Path:
-    """Where a teacher's refitted model lives (never over the shipped file)."""
-    from quizsmith import paths
-
-    return paths.config_dir() / MODEL_FILE
-
-
-def active_model_path() -> Path:
-    """The model the app predicts with: the teacher's refitted one, else the shipped one."""
-    user = user_model_path()
-    return user if user.exists() else shipped_model_path()
-
-
-_ACTIVE: dict[tuple[str, int, int], OverallModel] = {}
-
-
-def load_active_model() -> OverallModel:
-    """The active model (`active_model_path`), read once per version of its file: the live
-    set predicts with it after every edit, and unpickling it costs more than predicting
-    (about 16 ms against 4 ms). A refit or a new file (another size or modification time) is
-    read afresh."""
-    path = active_model_path()
-    try:
-        stat = path.stat()
-    except OSError:
-        return OverallModel.load(path)  # says what is missing
-    key = (str(path), stat.st_mtime_ns, stat.st_size)
-    if key not in _ACTIVE:
-        model = OverallModel.load(path)
-        _ACTIVE.clear()
-        _ACTIVE[key] = model
-    return _ACTIVE[key]
-
-
-def metrics_read_by_active_model() -> frozenset[str] | None:
-    """Which metrics' results the active model reads, from its JSON sidecar (cheap: no
-    scikit-learn import, so the GUI can ask while it lays out). None when that is unknown."""
-    sidecar = active_model_path().with_suffix(".json")
-    try:
-        used = json.loads(sidecar.read_text(encoding="utf-8"))["used_features"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not isinstance(used, list) or not all(isinstance(f, str) for f in used):
-        return None
-    return metrics_read(used)
-
-
 def default_target(record: EvalRecord) -> int | None:
     """1 = a teacher would accept, 0 = reject, None = the record says nothing."""
     labels = record.labels
@@ -152,29 +106,6 @@ def default_target(record: EvalRecord) -> int | None:
     if record.valid is not None:
         return int(record.valid)
     return None
-
-
-def feature_matrix(
-    rows: Sequence[Mapping[str, float | None]], features: Sequence[str] = FEATURES
-) -> np.ndarray:
-    """Values (missing -> MISSING_VALUE) followed by one missing-indicator column each."""
-    values = np.full((len(rows), len(features)), MISSING_VALUE)
-    missing = np.ones((len(rows), len(features)))
-    for i, row in enumerate(rows):
-        for j, name in enumerate(features):
-            v = row.get(name)
-            if v is not None and math.isfinite(v):
-                values[i, j] = v
-                missing[i, j] = 0.0
-    return np.hstack([values, missing])
-
-
-def _proba(estimator: Any, x: np.ndarray) -> np.ndarray:
-    """P(accept) even for a model that saw a single class."""
-    classes = list(estimator.classes_)
-    if 1 not in classes:
-        return np.zeros(len(x))
-    return np.asarray(estimator.predict_proba(x)[:, classes.index(1)], dtype=float)
 
 
 def grouped_folds(groups: Sequence[str], n_splits: int = 5) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -191,181 +122,12 @@ def grouped_folds(groups: Sequence[str], n_splits: int = 5) -> list[tuple[np.nda
     return [(tr, te) for tr, te in splitter.split(dummy, groups=list(groups))]
 
 
-@dataclass
-class OverallModel:
-    estimator: Any
-    used: tuple[str, ...]
-    info: dict[str, Any] = field(default_factory=dict)
-    path: Path | None = None
-    #: The columns the estimator was fitted on, in order (a subset of ALL_FEATURES).
-    features: tuple[str, ...] = FEATURES
-
-    # -- persistence --------------------------------------------------------------------------
-    @classmethod
-    def load(cls, path: str | Path | None = None) -> OverallModel:
-        """The model at `path`; by default the teacher's refitted one when there is one, else
-        the shipped one. Only load files Quizsmith wrote: the format is a pickle."""
-        import joblib
-
-        target = active_model_path() if path is None else Path(path)
-        if not target.exists():
-            raise QuizsmithError(
-                f"There is no overall model at {target}.",
-                "Fit one with `quizsmith eval ... --fit` or reinstall Quizsmith.",
-            )
-        try:
-            blob = joblib.load(target)
-        except Exception as exc:  # a damaged or foreign file: any unpickling error
-            raise QuizsmithError(
-                f"The overall model {target} cannot be read ({type(exc).__name__}).",
-                "Delete it (the shipped model is used instead) or fit it again.",
-            ) from None
-        if not isinstance(blob, dict) or blob.get("format_version") != FORMAT_VERSION:
-            raise QuizsmithError(
-                f"{target} is not an overall model this Quizsmith can read.",
-                "Fit it again with `quizsmith eval ... --fit`.",
-            )
-        known = all_feature_names()  # a plug-in metric's features included
-        unknown = [f for f in blob.get("features", []) if f not in known]
-        if unknown or not blob.get("features"):
-            raise QuizsmithError(
-                f"{target} was fitted on features this Quizsmith does not compute "
-                f"({', '.join(unknown) or 'none listed'}).",
-                "Fit it again with `quizsmith eval ... --fit` or `quizsmith refit`.",
-            )
-        fitted_signals = blob.get("info", {}).get("signals_version")
-        uses_signals = any(f.startswith("sig.") for f in blob["used"])
-        if uses_signals and fitted_signals != _signals_version():
-            raise QuizsmithError(
-                f"{target} was fitted on version {fitted_signals} of the quality signals; this "
-                f"Quizsmith computes version {_signals_version()}.",
-                "Fit it again (`quizsmith refit`, or bench/judgement.py --ship for the shipped "
-                "model).",
-            )
-        return cls(
-            blob["estimator"],
-            tuple(blob["used"]),
-            dict(blob["info"]),
-            target,
-            tuple(blob["features"]),
-        )
-
-    def save(self, path: str | Path) -> tuple[Path, Path]:
-        """Write the model and its JSON sidecar (same name, .json)."""
-        import os
-
-        import joblib
-
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        blob = {
-            "format_version": FORMAT_VERSION,
-            "features": list(self.features),
-            "used": list(self.used),
-            "info": self.info,
-            "estimator": self.estimator,
-        }
-        tmp = target.with_name(target.name + ".tmp")
-        joblib.dump(blob, tmp, compress=3)
-        os.replace(tmp, target)
-        sidecar = target.with_suffix(".json")
-        sidecar.write_text(json.dumps(self.info, indent=2) + "\n", encoding="utf-8")
-        self.path = target
-        return target, sidecar
-
-    # -- prediction ---------------------------------------------------------------------------
-    def predict(self, item: Item | Mapping[str, ScoreResult]) -> ScoreResult:
-        scores = item.scores if isinstance(item, Item) else item
-        feats = overall_features(scores)
-        present = [f for f in self.used if feats.get(f) is not None]
-        config = {
-            "model": "overall",
-            "file": str(self.path) if self.path else None,
-            "trained_on": self.info.get("training", {}).get("description"),
-            "estimator": self.info.get("estimator"),
-        }
-        needed = max(1, math.ceil(MIN_PRESENT_SHARE * len(self.used)))
-        if len(present) < needed:
-            missing = [f for f in self.used if feats.get(f) is None]
-            return ScoreResult.not_scored(
-                "overall",
-                f"Too few metric scores for the overall estimate ({len(present)} of the "
-                f"{len(self.used)} it uses; missing: {', '.join(missing)}).",
-                model_config=config,
-            )
-        prob = float(_proba(self.estimator, feature_matrix([feats], self.features))[0])
-        return ScoreResult(
-            metric="overall",
-            value=min(1.0, max(0.0, prob)),
-            values={"p_accept": prob, "n_features": len(present)},
-            evidence={
-                "features": {f: feats[f] for f in present},
-                "missing": [f for f in self.used if feats.get(f) is None],
-            },
-            model_config=config,
-            created=utc_now(),
-        )
-
-
 def _leaf_size(n: int) -> int:
     return int(min(MIN_LEAF[1], max(MIN_LEAF[0], n // 40)))
 
 
 #: Estimators fit_overall can use (`kind`); see ESTIMATOR_PARAMS for the measured choice.
 ESTIMATORS = ("forest", "logistic", "boosting", "blend")
-
-
-class BlendClassifier:
-    """The mean of two probability models that see the signals differently: a logistic
-    regression on cubic B-spline expansions of each feature (smooth, one bend per feature,
-    no interactions) and shallow gradient-boosted trees (steps and interactions, e.g. a low
-    answer likelihood mattering only when the stem reads as a question).
-
-    Why: on the 3,000 QGEval + 1,050 variant items (5 folds grouped by passage) each alone
-    gave QGEval r 0.40-0.41 out of fold and their mean 0.42, against 0.37 for the plain
-    logistic regression (docs/evaluation.md, "The overall estimate"). Columns that never
-    vary in training (a metric the training items did not carry) are dropped, so a value the
-    model never saw cannot move the estimate."""
-
-    def __init__(self, seed: int = 0, min_leaf: int = 80) -> None:
-        self.seed = seed
-        self.min_leaf = min_leaf
-
-    def fit(self, x: np.ndarray, y: np.ndarray) -> BlendClassifier:
-        from sklearn.ensemble import HistGradientBoostingClassifier
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import SplineTransformer, StandardScaler
-
-        self.keep_ = np.ptp(x, axis=0) > 0
-        if not self.keep_.any():
-            raise QuizsmithError(
-                "Every feature has the same value on every item, so there is nothing to learn "
-                "from.",
-                "Score the items with metrics whose values differ, or evaluate more items.",
-            )
-        self.classes_ = np.unique(y)
-        kept = x[:, self.keep_]
-        self.smooth_ = make_pipeline(
-            StandardScaler(),
-            SplineTransformer(n_knots=4, degree=3, extrapolation="constant"),
-            LogisticRegression(C=0.3, max_iter=5000),
-        ).fit(kept, y)
-        self.trees_ = HistGradientBoostingClassifier(
-            max_depth=2,
-            learning_rate=0.03,
-            max_iter=300,
-            min_samples_leaf=self.min_leaf,
-            l2_regularization=1.0,
-            random_state=self.seed,
-        ).fit(kept, y)
-        return self
-
-    def predict_proba(self, x: np.ndarray) -> np.ndarray:
-        kept = x[:, self.keep_]
-        return np.asarray(
-            (self.smooth_.predict_proba(kept) + self.trees_.predict_proba(kept)) / 2.0
-        )
 
 
 def _fit_estimator(x: np.ndarray, y: np.ndarray, seed: int, kind: str = "forest") -> Any:
@@ -538,7 +300,7 @@ def fit_overall(
             "sklearn": sklearn_version,
         },
         "quizsmith_version": _version(),
-        "signals_version": _signals_version(),
+        "signals_version": signals_version(),
         "features": list(columns),
         "used_features": list(used),
         "missing_value": MISSING_VALUE,
@@ -566,12 +328,6 @@ def _version() -> str:
         return "unknown"
 
 
-def _signals_version() -> int:
-    from quizsmith.quality.metric import SIGNALS_VERSION
-
-    return SIGNALS_VERSION
-
-
 def refit_from_bank(
     bank: Any,
     *,
@@ -582,7 +338,8 @@ def refit_from_bank(
 ) -> OverallModel:
     """Refit on the teacher's own accept/reject decisions in an ItemBank (the latest
     accept-or-reject review of each accepted or rejected item, with the item's latest scores)
-    and save to `path` (default: the user's config folder, `user_model_path()`)."""
+    and save to `path` (default: the user's config folder, `user_model_path`, for the profile
+    whose models computed the items' signals: `signals_profile()`)."""
     items = bank.search(status=["accepted", "rejected"], limit=None)
     records: list[EvalRecord] = []
     scores: list[Mapping[str, ScoreResult]] = []
@@ -619,5 +376,5 @@ def refit_from_bank(
         # items carry may serve, reference-based ones included.
         features=all_feature_names(),
     )
-    model.save(path or user_model_path())
+    model.save(path or user_model_path(signals_profile()))
     return model

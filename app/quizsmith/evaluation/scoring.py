@@ -84,7 +84,9 @@ def _model_metric(name: str, ctx: MetricContext) -> Scorer:
     settings: Settings = ctx.settings
     config = {
         "metric": name,
-        "roles": settings.roles,
+        # Every role's model (the profile's with the user's on top): the light profile's
+        # key is what it was before profiles, so cached results stay valid.
+        "roles": settings.effective_roles(),
         "n_ctx": settings.n_ctx,
         "endpoints": sorted(settings.endpoints),
         # The whole [metrics] table: per-metric options and the prompt-profile overrides.

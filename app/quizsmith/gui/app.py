@@ -121,6 +121,9 @@ def run(bank_file: Path | None = None) -> int:
         setup_logging()
         settings = settings_mod.load()
         check_metric_settings(settings)
+        from quizsmith.providers.machine_profile import first_start
+
+        picked = first_start(settings)  # the model profile, on the very first start
         path = (bank_file or prefs.bank_path()).expanduser()
         bank = ItemBank(path)
     except QuizsmithError as exc:
@@ -132,6 +135,8 @@ def run(bank_file: Path | None = None) -> int:
     prefs.set_bank_path(bank.path)
     window = MainWindow(bank, settings)
     window.show()
+    if picked:
+        window.statusBar().showMessage(picked, 30_000)
     if prefs.first_run():
         from PySide6.QtCore import QTimer
 

@@ -215,7 +215,7 @@ def accept_estimates(items: list[Item]) -> dict[int, float]:
     """The overall model's probability that a teacher accepts each item (KDA paper 4.3),
     for the items with enough metric scores; {} when the model is unavailable."""
     try:
-        from quizsmith.evaluation.overall import load_active_model
+        from quizsmith.quality.overall_model import load_active_model
 
         model = load_active_model()
     except Exception:  # optional: no model, or its libraries missing, means no estimate

@@ -1,7 +1,7 @@
-"""The settings dialog, four tabs: Models (the model of each role, model folders), Endpoints
-(API endpoints, their keys, a connection test run in a worker), Scoring (the metrics re-run
-while editing, the flag thresholds) and Bank (its location). Failures show as messages with
-the fix.
+"""The settings dialog, four tabs: Models (the model profile, the model of each role, model
+folders), Endpoints (API endpoints, their keys, a connection test run in a worker), Scoring
+(the metrics re-run while editing, the flag thresholds) and Bank (its location). Failures
+show as messages with the fix.
 """
 
 from __future__ import annotations
@@ -35,20 +35,14 @@ from quizsmith import settings as settings_mod
 from quizsmith.errors import QuizsmithError
 from quizsmith.gui import jobs, prefs
 from quizsmith.gui.messages import show_error, show_exception
+from quizsmith.gui.settings_models import ROLE_LABELS, ModelsTab
+
+__all__ = ["NO_KEYRING_TEXT", "ROLE_LABELS", "SettingsDialog", "connection_test_job"]
 from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
 from quizsmith.jobs import CancelToken, Progress
 from quizsmith.metrics.display import Threshold
 from quizsmith.settings import Endpoint, Settings
 
-#: Teacher-facing names of the model roles (settings.toml keeps the short ones).
-ROLE_LABELS = {
-    "generator": "Question writer",
-    "qa": "Question answerer (NACo, EXAM)",
-    "embeddings": "Similarity model (embeddings)",
-    "paraphraser": "Paraphraser (MRE)",
-    "solvers": "KDA students (several)",
-    "judges": "MIRROR reviewers (several)",
-}
 #: The fix the core gives for an unusable keyring names a developer setting; the teacher
 #: gets this instead.
 NO_KEYRING_TEXT = (
@@ -90,7 +84,12 @@ class SettingsDialog(QDialog):
         self.settings = copy.deepcopy(settings)
         self.runner = runner
         tabs = QTabWidget()
-        tabs.addTab(self._models_tab(), "Models")
+        # The Models tab (gui/settings_models.py); its widgets stay reachable from here.
+        self.models_tab = ModelsTab(self.settings)
+        self.role_boxes = self.models_tab.role_boxes
+        self.list_edits = self.models_tab.list_edits
+        self.profile_box = self.models_tab.profile_box
+        tabs.addTab(self.models_tab, "Models")
         tabs.addTab(self._endpoints_tab(), "Endpoints")
         tabs.addTab(self._scoring_tab(), "Scoring")
         tabs.addTab(self._bank_tab(), "Bank")
@@ -102,41 +101,6 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(tabs)
         layout.addWidget(buttons)
-
-    # models
-    def _models_tab(self) -> QWidget:
-        page = QWidget()
-        form = QFormLayout(page)
-        choices = self._model_choices()
-        self.role_boxes: dict[str, QComboBox] = {}
-        self.list_edits: dict[str, QLineEdit] = {}
-        for role in settings_mod.SINGLE_ROLES:
-            box = QComboBox()
-            box.setEditable(True)
-            box.addItems(choices)
-            box.setCurrentText(self.settings.role(role))
-            self.role_boxes[role] = box
-            box.setToolTip(f"settings.toml role: {role}")
-            form.addRow(ROLE_LABELS.get(role, role), box)
-        for role in settings_mod.MULTI_ROLES:
-            edit = QLineEdit(", ".join(self.settings.role_list(role)))
-            edit.setToolTip(f"Several models, separated by commas (settings.toml role: {role})")
-            self.list_edits[role] = edit
-            form.addRow(ROLE_LABELS.get(role, role), edit)
-        self.dirs_edit = QLineEdit(", ".join(self.settings.model_dirs))
-        self.dirs_edit.setPlaceholderText("Folders with your own .gguf files")
-        form.addRow("Model folders", self.dirs_edit)
-        form.addRow(QLabel("Known models: " + ", ".join(choices)))
-        return page
-
-    def _model_choices(self) -> list[str]:
-        try:
-            from quizsmith.providers import catalog
-
-            ids = [m.id for m in catalog.all_models(self.settings.model_dirs)]
-        except QuizsmithError:
-            ids = []
-        return ids + [f"endpoint:{name}" for name in self.settings.endpoints]
 
     # endpoints
     def _endpoints_tab(self) -> QWidget:
@@ -351,11 +315,7 @@ class SettingsDialog(QDialog):
         from quizsmith.metrics import registry
 
         s = self.settings
-        for role, box in self.role_boxes.items():
-            s.roles[role] = box.currentText().strip()
-        for role, edit in self.list_edits.items():
-            s.roles[role] = [v.strip() for v in edit.text().split(",") if v.strip()]
-        s.model_dirs = [d.strip() for d in self.dirs_edit.text().split(",") if d.strip()]
+        self.models_tab.collect_into(s)
         for (metric, key), spin in self.threshold_spins.items():
             default = registry.get(metric).defaults.get(key)
             value: float | None = spin.value()

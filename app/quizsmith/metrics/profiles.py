@@ -8,6 +8,11 @@ profile to use for a provider:
 - "fewshot": few-shot completion prompts, with constrained output where it helps (base and
   tiny models).
 
+The model profiles (settings.PROFILES) pick models this rule sorts as intended: the standard
+profile's Qwen2.5-Coder-1.5B-Instruct (1.1 GB, a chat template) gets "chat", the light
+profile's SmolLM2 and Gemma (and Gemma as the standard profile's second student and
+reviewer) get "fewshot" (tests/test_standard_profile.py checks both on the real files).
+
 The rule below is the default; `[metrics] profiles = { "<model ref>" = "chat" }` in settings
 overrides it per model. The profile used is recorded in every score's model configuration.
 """

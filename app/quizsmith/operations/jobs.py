@@ -62,7 +62,7 @@ def live_order(metrics: Sequence[str]) -> list[str]:
     (issue 16). "overall" goes first when the active model reads none of the other live
     metrics (the shipped one reads only its own signals: about 0.5-1.7 s, against NACo's
     4-5 s); otherwise last, since it reads their results (quality/metric.py)."""
-    from quizsmith.evaluation.overall import metrics_read_by_active_model
+    from quizsmith.quality.overall_model import metrics_read_by_active_model
 
     unique = list(dict.fromkeys(metrics))
     if "overall" not in unique:

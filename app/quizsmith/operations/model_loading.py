@@ -61,6 +61,7 @@ def local_models(settings: Settings) -> dict[str, str]:
     for role in MULTI_ROLES:
         with contextlib.suppress(QuizsmithError):
             refs += settings.role_list(role)
+    refs += _overall_signal_models(settings)
     try:
         models = catalog.all_models(settings.model_dirs)
     except QuizsmithError:
@@ -108,6 +109,20 @@ def _llama_files(settings: Settings) -> list[Path]:
         with contextlib.suppress(QuizsmithError):
             files.append(catalog.locate(catalog.find(ref, models), assemble=False))
     return files
+
+
+def _overall_signal_models(settings: Settings) -> list[str]:
+    """The models the overall estimate reads its signals with when they belong to another
+    profile (the standard profile's estimate uses the light models' signals until it has a
+    model of its own: quality/overall_model.py)."""
+    from quizsmith.quality.overall_model import signals_profile
+    from quizsmith.settings import PROFILE_ROLES
+
+    serving = signals_profile(settings.profile)
+    if serving == settings.profile:
+        return []
+    roles = PROFILE_ROLES[serving]
+    return [str(roles["generator"]), *(str(r) for r in roles["solvers"])]
 
 
 def prepare_models(settings: Settings) -> None:

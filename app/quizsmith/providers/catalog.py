@@ -32,11 +32,16 @@ class CatalogModel:
     chat: bool | None = None  # None: decided from the model's own chat template when loaded
     license: str = ""
     size_mb: float = 0.0
-    locate: dict[str, str] = field(default_factory=dict)
+    #: How to find the weights; values are strings except a "parts" model's counts and sizes.
+    locate: dict[str, Any] = field(default_factory=dict)
     #: A faster copy of a packaged GGUF file: {"tensor_type": "Q8_0", "file": name}
     #: (providers/requantize.py).
     copy: dict[str, str] = field(default_factory=dict)
     install: str = ""
+    #: The model these weights are a packaging of, and where it comes from (recorded when the
+    #: packages that carry it state no licence of their own).
+    upstream: str = ""
+    source: str = ""
     bundled: bool = True
     path: Path | None = None  # known up front for user GGUF files
     metadata: dict[str, Any] = field(default_factory=dict)
@@ -110,6 +115,12 @@ def is_installed(model: CatalogModel) -> bool:
     """True when the weights can be found without building anything."""
     if model.path is not None:
         return model.path.exists()
+    if model.locate.get("kind") == "parts":
+        from quizsmith.providers.parts import missing_packages
+
+        # The packaged app ships the assembled file (linked into the cache), not the parts;
+        # locate() checks it before it is used.
+        return _assembled_path(model).exists() or not missing_packages(model.locate)
     try:
         distribution(model.locate["package"])
     except PackageNotFoundError:
@@ -119,7 +130,8 @@ def is_installed(model: CatalogModel) -> bool:
 
 def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
     """The weights on disk. Chunked models are assembled (offline, from installed packages)
-    into Quizsmith's cache on first use; a model with a `copy` table is used from its
+    into Quizsmith's cache on first use (a "parts" model is checked by size and SHA-256, and
+    rebuilt when damaged: providers/parts.py); a model with a `copy` table is used from its
     faster copy, made on first use too (`quizsmith models --prepare` makes both at install),
     and from the packaged file when the copy cannot be made."""
     if model.path is not None:
@@ -128,6 +140,10 @@ def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
         return model.path
     spec = model.locate
     kind = spec.get("kind")
+    if kind == "parts":
+        from quizsmith.providers.parts import locate_parts
+
+        return locate_parts(_assembled_path(model), spec, model.install, build=assemble)
     try:
         dist = distribution(spec["package"])
     except PackageNotFoundError:

@@ -6,12 +6,16 @@
   overall model on it.
 - `overall`: the calibrated probability that a teacher accepts the item, from the signals
   and whatever live metrics the item already carries (NACo, KDA, EXAM), through the overall
-  model (`evaluation/overall.py`). It needs no reference question. It is the headline chip,
-  orders the review queue and ranks generated candidates.
+  model of the model profile (`quality/overall_model.py`). It needs no reference question.
+  It is the headline chip, orders the review queue and ranks generated candidates.
 
 Both use the `solvers` role's first base (completion) model as the reader, else the first
 model with log-probs, the instruct model of the `generator` role for fluency, and the
 `embeddings` role for similarity; a model the signals cannot use gives "not scored: reason".
+The roles are those of the profile whose overall model serves the active one
+(`overall_model.signals_profile`): on the standard profile, until a model is fitted on its
+own reader, the light profile's models compute the signals, so the estimate is the one that
+was measured (docs/evaluation.md) and says so in its evidence.
 """
 
 from __future__ import annotations
@@ -21,17 +25,31 @@ from typing import Any, ClassVar
 from quizsmith.domain import ONE_DISTRACTOR, Flag, Item, ScoreResult, distractor_warning
 from quizsmith.errors import QuizsmithError
 from quizsmith.metrics.base import Metric, MetricContext, below_text
-from quizsmith.metrics.display import number
+from quizsmith.metrics.display import esc, generic_evidence_html, number
 from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its base model
 from quizsmith.providers.base import Provider
 from quizsmith.quality.signals import SIGNALS, compute_signals
+from quizsmith.settings import MULTI_ROLES
 
 #: Bump when a signal's definition changes: cached signals are then computed afresh.
 SIGNALS_VERSION = 2  # 2: cos_q_key and cos_q_masked
 
 
+def _role_providers(ctx: MetricContext, role: str) -> list[Provider]:
+    """The role's models on the profile whose overall model is in use: the context's own
+    roles, or the serving profile's defaults when that is another profile."""
+    from quizsmith.quality.overall_model import signals_profile
+    from quizsmith.settings import PROFILE_ROLES
+
+    serving = signals_profile(ctx.settings.profile)
+    if serving == ctx.settings.profile:
+        return ctx.providers(role) if role in MULTI_ROLES else [ctx.provider(role)]
+    refs = PROFILE_ROLES[serving][role]
+    return [ctx.provider_for(ref) for ref in (refs if isinstance(refs, list) else [refs])]
+
+
 def _reader(ctx: MetricContext) -> Provider:
-    solvers = ctx.providers("solvers")
+    solvers = _role_providers(ctx, "solvers")
     with_logprobs = [p for p in solvers if p.can_logprob]
     base = [p for p in with_logprobs if not _instruct(p)]
     if base:
@@ -61,7 +79,7 @@ def item_fingerprint(item: Item) -> str:
 
 
 def _fluency_model(ctx: MetricContext) -> Provider | None:
-    provider = ctx.provider("generator")
+    provider = _role_providers(ctx, "generator")[0]
     return provider if provider.can_logprob else None
 
 
@@ -162,6 +180,12 @@ class OverallMetric(Metric):
         return "good" if value >= float(options.get("good_from", 0.6)) else "ok"
 
     @classmethod
+    def evidence_html(cls, result: ScoreResult) -> str:
+        note = result.evidence.get("note")
+        extra = f"<p><i>{esc(str(note))}</i></p>" if note else ""
+        return generic_evidence_html(result) + extra
+
+    @classmethod
     def features(cls, result: ScoreResult) -> dict[str, float | None]:
         # The signals it computed itself, for an item scored without the signals metric.
         signals = result.evidence.get("signals")
@@ -183,14 +207,14 @@ class OverallMetric(Metric):
         """The model file it predicts with (a refit or a new shipped model scores afresh)."""
         import hashlib
 
-        from quizsmith.evaluation.overall import active_model_path
+        from quizsmith.quality.overall_model import active_model_path
 
-        path = active_model_path()
+        path = active_model_path(ctx.settings.profile)
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else None
         return {"signals_version": SIGNALS_VERSION, "model": digest}
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
-        from quizsmith.evaluation.overall import load_active_model
+        from quizsmith.quality.overall_model import load_active_model, signals_profile
 
         signals = item.scores.get("signals")
         if signals is None or not signals.scored or not _current(signals, item, ctx):
@@ -199,7 +223,17 @@ class OverallMetric(Metric):
                 return ScoreResult.not_scored(self.name, signals.not_scored_reason or "no signals")
         scores = dict(item.scores)
         scores["signals"] = signals
-        result = load_active_model().predict(scores)
+        profile = ctx.settings.profile
+        result = load_active_model(profile).predict(scores)
+        serving = signals_profile(profile)
+        result.model_config["profile"] = profile
+        result.model_config["signals_from"] = serving
+        if result.scored and serving != profile:
+            result.evidence["note"] = (
+                f"Estimated from the {serving} models' signals: no overall model has been "
+                f"fitted for the {profile} profile yet, so the one measured on the {serving} "
+                "models is used as it was measured."
+            )
         if result.scored:
             result.evidence["signals"] = dict(signals.values)
             result.evidence["signals_evidence"] = signals.evidence
