@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import git_revision, machine, write_results
-from judgement import interleaved_qgeval, with_ci
+from judgement import SHARED, group_table, interleaved_qgeval, with_ci
 from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
 from quizsmith.providers import catalog
 from quizsmith.providers.llamacpp import LlamaCppProvider
@@ -70,6 +70,29 @@ def records(n_passages: int) -> list[dict[str, Any]]:
     return out
 
 
+VARIANTS = SHARED / "naco" / "squad_candidates.jsonl"
+
+
+def variant_rows(groups: int) -> list[dict[str, Any]]:
+    """The NACo-style variant groups bench/judgement.py scores (the same seeded sample of
+    whole groups: 3 valid questions and 4 flawed ones per SQuAD passage), keyed by record id."""
+    from quizsmith.evaluation import adapters
+    from quizsmith.evaluation.sampling import stratified_sample
+
+    records = stratified_sample(
+        adapters.load_records(VARIANTS, "naco-variants"), groups * 7, 0, whole_groups=True
+    )
+    return [
+        {
+            "key": r.record_id,
+            "passage": r.item.passage.text if r.item.passage else "",
+            "answer": r.item.key,
+            "question": r.item.stem,
+        }
+        for r in records
+    ]
+
+
 def read_one(model: LlamaCppProvider, row: dict[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     signals = reader_signals(model, row["passage"], row["question"], row["answer"])
@@ -85,7 +108,8 @@ def known_results() -> dict[str, dict[str, Any]]:
 
 def fill(args: argparse.Namespace) -> None:
     k, n = args.shard
-    todo = [r for i, r in enumerate(records(args.passages)) if i % n == k]
+    rows = variant_rows(args.variant_groups) if args.variants else records(args.passages)
+    todo = [r for i, r in enumerate(rows) if i % n == k]
     known = known_results()
     path = catalog.locate(catalog.find(MODEL, catalog.load_catalog()))
     model = LlamaCppProvider(path, model_id=MODEL, n_ctx=2048, n_threads=args.threads)
@@ -153,28 +177,42 @@ def report(args: argparse.Namespace) -> None:
     ]
     data["fit"] = fitted = fit(args)
     md += [
-        f"The overall estimate on these items, out of fold (5 folds grouped by passage; n "
-        f"{fitted['items']} of {fitted['passages']} passages, {fitted['accepted']} accepted); "
-        "the light signals from the light models, the reader signals from the 1.5B model:",
+        f"The overall estimate, out of fold (5 folds grouped by passage). QGEval: n "
+        f"{fitted['qgeval_items']} of {fitted['qgeval_passages']} passages, "
+        f"{fitted['qgeval_accepted']} accepted; fitted together with {fitted['variant_items']} "
+        "NACo-style variant questions (3 valid, 4 flawed per SQuAD passage), as the light "
+        "model is. Light signals from the light models, reader signals from the 1.5B model:",
         "",
-        "| features / estimator | r with acceptance | AUC |",
-        "| --- | --- | --- |",
+        "| features / estimator | QGEval r with acceptance | QGEval AUC | variants: valid "
+        "above flawed (non-q / shuffled / random / wrong key) |",
+        "| --- | --- | --- | --- |",
     ]
     for name, entry in fitted["fits"].items():
         r, auc = entry["pearson_vs_accept"], entry["auc"]
+        above = (entry["variants"] or {}).get("valid_above", {})
         md.append(
             f"| {name} | {r['value']:.3f} [{r['ci95_by_passage'][0]:.2f}, "
             f"{r['ci95_by_passage'][1]:.2f}] | {auc['value']:.3f} "
-            f"[{auc['ci95_by_passage'][0]:.2f}, {auc['ci95_by_passage'][1]:.2f}] |"
+            f"[{auc['ci95_by_passage'][0]:.2f}, {auc['ci95_by_passage'][1]:.2f}] | "
+            + " / ".join(f"{above[k]:.2f}" for k in above)
+            + " |"
         )
-    flag = fitted["answer_differs"]
+    flag = fitted["reader_differs"]
     md += [
         "",
-        f"`answer-differs` raised when the reader's answer shares no word with the key: "
-        f"{flag['raised']} raised, precision {flag['precision']:.2f} against answer "
-        f"consistency < 2.5 (n {flag['inconsistent']} such items), recall {flag['recall']:.2f}.",
+        f"`reader-differs` (the reader's answer shares no word with the key): raised on "
+        f"{flag['raised']} QGEval questions, precision {flag['precision']:.2f} against answer "
+        f"consistency < 2.5 ({flag['inconsistent']} such questions), recall "
+        f"{flag['recall']:.2f}.",
         "",
     ]
+    if args.ship:
+        data["shipped"] = ship(args, fitted)
+        md += [
+            f"Shipped: `{data['shipped']['path']}` (the blend on light + reader signals, fitted "
+            "on all of the items above); its sidecar keeps these figures.",
+            "",
+        ]
     write_results("standard_reader", data, "\n".join(md))
     print("\n".join(md))
 
@@ -191,70 +229,123 @@ def record_keys(records: list[Any]) -> list[str]:
     return keys
 
 
+def with_reader(result: Any, reader: dict[str, Any] | None) -> Any:
+    """A copy of a `signals` result with the reader signals in its values (None: not read)."""
+    from dataclasses import replace
+
+    values = dict(result.values)
+    for name in READER_SIGNALS:
+        values[name] = None if reader is None else reader[name]
+    return replace(result, values=values)
+
+
 def training_sets(args: argparse.Namespace) -> dict[str, Any]:
     """The light signals (the `signals` metric on the light models, through the evaluation
-    cache) of the items the reader has read, with the reader signals beside them."""
+    cache) of the items the reader has read, with the reader signals put beside them as the
+    standard profile's signals metric reports them; QGEval and the variant groups."""
     from judgement import score
-    from quizsmith.evaluation.overall import TrainingData, training_data
+    from quizsmith.evaluation.overall import training_data
+    from quizsmith.quality.features import feature_names
 
-    report = score(interleaved_qgeval(args.passages), "qgeval", None, args)
-    keys = record_keys(list(report.records))
     known = known_results()
-    keep = [i for i, key in enumerate(keys) if key in known]
-    records = [report.records[i] for i in keep]
-    light = training_data(records, [report.results[i] for i in keep])
-    key_of = {id(r): keys[i] for i, r in zip(keep, records, strict=True)}
-    reader_x = np.array(
-        [[known[key_of[id(r)]][s] for s in READER_SIGNALS] for r in light.records], dtype=float
-    )
-    reader_cols = tuple(f"sig.{s}" for s in READER_SIGNALS)
-
-    def data(x: np.ndarray, columns: tuple[str, ...]) -> Any:
-        return TrainingData(light.records, x, light.y, light.groups, columns)
-
+    qg = score(interleaved_qgeval(args.passages), "qgeval", None, args)
+    qg_keys = record_keys(list(qg.records))
+    pairs = [(r, s, key) for r, s, key in zip(qg.records, qg.results, qg_keys, strict=True)]
+    if args.variant_groups:
+        nv = score(VARIANTS, "naco-variants", args.variant_groups * 7, args)
+        for r in nv.records:
+            r.group = f"naco-variants:{r.group}"
+        pairs += [(r, s, r.record_id) for r, s in zip(nv.records, nv.results, strict=True)]
+    pairs = [(r, s, key) for r, s, key in pairs if key in known and "signals" in s]
+    records = [r for r, _, _ in pairs]
+    scores = [{"signals": with_reader(s["signals"], known[key])} for _, s, key in pairs]
+    reader_cols = tuple(f"sig.{name}" for name in READER_SIGNALS)
+    light_cols = tuple(f for f in feature_names() if f not in reader_cols)
     return {
-        "light signals": light,
-        "reader signals": data(reader_x, reader_cols),
-        "light + reader signals": data(np.hstack([light.x, reader_x]), light.columns + reader_cols),
-        "answer_consistency": np.array([r.labels["answer_consistency"] for r in light.records]),
-        "reader_f1": reader_x[:, 0],
+        "records": records,
+        "scores": scores,
+        "light signals": training_data(records, scores, features=light_cols),
+        "reader signals": training_data(records, scores, features=reader_cols),
+        "light + reader signals": training_data(records, scores, features=feature_names()),
     }
 
 
 def fit(args: argparse.Namespace) -> dict[str, Any]:
-    """Out-of-fold (5 folds grouped by passage) r with acceptance and AUC of each feature set,
-    intervals by resampling passages; and the precision of an `answer-differs` flag raised
-    when the reader's answer shares no word with the key."""
+    """Out of fold (5 folds grouped by passage): r with acceptance and AUC on QGEval for each
+    feature set, intervals by resampling passages; on the variant groups, how often the valid
+    question scores above each flawed one; and the precision of the `reader-differs` flag
+    (the reader's answer shares no word with the key) against answer consistency < 2.5."""
     from sklearn.metrics import roc_auc_score
 
     from quizsmith.evaluation.overall import grouped_folds, out_of_fold
 
     sets = training_sets(args)
-    light = sets["light signals"]
-    groups = np.array(light.groups)
-    folds = grouped_folds(light.groups, 5)
-    out: dict[str, Any] = {"items": len(light.y), "passages": len(set(light.groups))}
-    out["accepted"] = int(light.y.sum())
+    base = sets["light + reader signals"]
+    groups = np.array(base.groups)
+    qg = np.array([r.record_id.startswith("qgeval") for r in base.records])
+    folds = grouped_folds(base.groups, 5)
+    y = base.y
+    out: dict[str, Any] = {
+        "qgeval_items": int(qg.sum()),
+        "qgeval_passages": len(set(groups[qg].tolist())),
+        "qgeval_accepted": int(y[qg].sum()),
+        "variant_items": int((~qg).sum()),
+    }
     fits: dict[str, Any] = {}
     for name in ("light signals", "reader signals", "light + reader signals"):
+        data = sets[name]
+        assert [r.record_id for r in data.records] == [r.record_id for r in base.records]
         for kind in ("logistic", "blend"):
-            oof = out_of_fold(sets[name], folds, 0, kind)
+            oof = out_of_fold(data, folds, 0, kind)
             fits[f"{name} / {kind}"] = {
-                "pearson_vs_accept": with_ci(oof, light.y.astype(float), groups=groups),
+                "pearson_vs_accept": with_ci(oof[qg], y[qg].astype(float), groups=groups[qg]),
                 "auc": with_ci(
-                    oof, light.y, lambda a, b: float(roc_auc_score(b, a)), groups=groups
+                    oof[qg], y[qg], lambda a, b: float(roc_auc_score(b, a)), groups=groups[qg]
                 ),
+                "variants": group_table(base.records, oof) if (~qg).any() else None,
             }
     out["fits"] = fits
-    raised = sets["reader_f1"] == 0
-    inconsistent = sets["answer_consistency"] < 2.5
-    out["answer_differs"] = {
+    read = {
+        r.record_id: s["signals"].values["reader_f1"]
+        for r, s in zip(sets["records"], sets["scores"], strict=True)
+    }
+    f1 = np.array([read[r.record_id] for r in base.records], dtype=float)
+    ac = np.array([r.labels.get("answer_consistency", np.nan) for r in base.records], dtype=float)
+    raised, inconsistent = (f1 == 0)[qg], (ac < 2.5)[qg]
+    out["reader_differs"] = {
         "raised": int(raised.sum()),
         "precision": float(inconsistent[raised].mean()) if raised.any() else None,
         "recall": float(raised[inconsistent].mean()) if inconsistent.any() else None,
         "inconsistent": int(inconsistent.sum()),
     }
     return out
+
+
+def ship(args: argparse.Namespace, fitted: dict[str, Any]) -> dict[str, Any]:
+    """Fit the standard profile's overall model (the blend, light + reader signals) on every
+    item and write it where the standard profile finds it (quality/overall_model.py)."""
+    from quizsmith.evaluation.overall import fit_overall
+    from quizsmith.quality.features import feature_names
+    from quizsmith.quality.overall_model import shipped_model_path
+
+    sets = training_sets(args)
+    model = fit_overall(
+        sets["records"],
+        sets["scores"],
+        kind="blend",
+        features=feature_names(),
+        description=(
+            f"QGEval, first {args.passages} passages interleaved "
+            f"({fitted['qgeval_items']} questions) + naco-variants, {args.variant_groups} "
+            f"SQuAD passages ({fitted['variant_items']} questions); light signals from the "
+            f"light models, reader signals from {MODEL}; bench/standard_reader.py"
+        ),
+    )
+    model.info["profile"] = "standard"
+    model.info["reader_model"] = MODEL
+    saved, _ = model.save(shipped_model_path("standard"))
+    return {"path": str(saved.relative_to(Path(__file__).resolve().parents[1])),
+            "cv": model.info["cv"]}  # fmt: skip
 
 
 def main() -> None:
@@ -264,6 +355,13 @@ def main() -> None:
     parser.add_argument("--shard", default="0/1", help="K/N: fill every N-th item from K")
     parser.add_argument("--report", action="store_true")
     parser.add_argument("--cache-dir", default=None, help="the evaluation cache (light signals)")
+    parser.add_argument("--variant-groups", type=int, default=20)
+    parser.add_argument(
+        "--ship", action="store_true", help="with --report: write the standard overall model"
+    )
+    parser.add_argument(
+        "--variants", action="store_true", help="fill the variant groups instead of QGEval"
+    )
     args = parser.parse_args()
     k, _, n = args.shard.partition("/")
     args.shard = (int(k), int(n or 1))

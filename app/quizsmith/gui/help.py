@@ -36,6 +36,7 @@ FLAG_WORDS = {
     "near-duplicate": "very like an item already in the bank",
     "not-a-question": "the model says it is not a real question",
     "answer-differs": "the model's answer differs from the key",
+    "reader-differs": "a model reading the passage gives another answer",
     "too-easy": "fewer reasoning steps than expected",
     "too-hard": "more reasoning steps than expected",
     "kda-weak": "knowing the fact hardly helps to answer it",

@@ -63,6 +63,8 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
         "NACo a < 0.5 (likelihood answer): 33% of 603 flagged QGEval questions had poor answer "
         "consistency (base rate 26%; free-text answer: 32%)",
     ),
+    # Filled in from bench/standard_reader.py (docs/evaluation.md, "The standard profile").
+    "reader-differs": FlagRule("info", None, "not measured yet"),
     "not-a-question": FlagRule(
         "info",
         0.5,

@@ -112,16 +112,14 @@ def _llama_files(settings: Settings) -> list[Path]:
 
 
 def _overall_signal_models(settings: Settings) -> list[str]:
-    """The models the overall estimate reads its signals with when they belong to another
-    profile (the standard profile's estimate uses the light models' signals until it has a
-    model of its own: quality/overall_model.py)."""
-    from quizsmith.quality.overall_model import signals_profile
+    """The models the overall estimate's likelihood signals are read with when they belong
+    to another profile: on any profile but the light one, the light profile's (the overall
+    models were fitted on those, quality/metric.py)."""
     from quizsmith.settings import PROFILE_ROLES
 
-    serving = signals_profile(settings.profile)
-    if serving == settings.profile:
+    if settings.profile == "light":
         return []
-    roles = PROFILE_ROLES[serving]
+    roles = PROFILE_ROLES["light"]
     return [str(roles["generator"]), *(str(r) for r in roles["solvers"])]
 
 

@@ -12,10 +12,15 @@
 Both use the `solvers` role's first base (completion) model as the reader, else the first
 model with log-probs, the instruct model of the `generator` role for fluency, and the
 `embeddings` role for similarity; a model the signals cannot use gives "not scored: reason".
-The roles are those of the profile whose overall model serves the active one
-(`overall_model.signals_profile`): on the standard profile, until a model is fitted on its
-own reader, the light profile's models compute the signals, so the estimate is the one that
-was measured (docs/evaluation.md) and says so in its evidence.
+These likelihood signals always come from the light profile's models (the user's own roles
+on the light profile): they are what the overall models were measured and fitted on.
+
+On the standard profile, once its own overall model is shipped or refitted
+(`overall_model.signals_profile`), the `qa` role's model (the 1.5B instruct model) also
+reads the passage and answers (`quality/reader.py`): its answer's F1 with the key and the
+key's likelihood are the reader signals, which the standard model reads and the light one
+does not. Until then the standard profile is estimated from the light signals alone and
+says so in its evidence.
 """
 
 from __future__ import annotations
@@ -28,24 +33,44 @@ from quizsmith.metrics.base import Metric, MetricContext, below_text
 from quizsmith.metrics.display import esc, generic_evidence_html, number
 from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its base model
 from quizsmith.providers.base import Provider
+from quizsmith.quality.reader import READER_SIGNALS, reader_signals
 from quizsmith.quality.signals import SIGNALS, compute_signals
 from quizsmith.settings import MULTI_ROLES
 
 #: Bump when a signal's definition changes: cached signals are then computed afresh.
 SIGNALS_VERSION = 2  # 2: cos_q_key and cos_q_masked
+#: The likelihood signals (every profile) and the reader signals (the standard profile's
+#: model only: None elsewhere, and no light model reads them).
+ALL_SIGNALS = SIGNALS + READER_SIGNALS
 
 
 def _role_providers(ctx: MetricContext, role: str) -> list[Provider]:
-    """The role's models on the profile whose overall model is in use: the context's own
-    roles, or the serving profile's defaults when that is another profile."""
-    from quizsmith.quality.overall_model import signals_profile
+    """The role's models for the likelihood signals: the context's own roles on the light
+    profile, the light profile's models on any other (what the models were fitted on)."""
     from quizsmith.settings import PROFILE_ROLES
 
-    serving = signals_profile(ctx.settings.profile)
-    if serving == ctx.settings.profile:
+    if ctx.settings.profile == "light":
         return ctx.providers(role) if role in MULTI_ROLES else [ctx.provider(role)]
-    refs = PROFILE_ROLES[serving][role]
+    refs = PROFILE_ROLES["light"][role]
     return [ctx.provider_for(ref) for ref in (refs if isinstance(refs, list) else [refs])]
+
+
+def _answer_reader(ctx: MetricContext) -> Provider | None:
+    """The model that reads and answers (reader signals): the `qa` model on the standard
+    profile when an overall model fitted on reader signals serves it, else None."""
+    from quizsmith.quality.overall_model import signals_profile
+
+    profile = ctx.settings.profile
+    if profile != "standard" or signals_profile(profile) != profile:
+        return None
+    provider = ctx.provider("qa")
+    if not (provider.can_chat and provider.can_logprob):
+        raise QuizsmithError(
+            f"The reader signals need a chat model with log-probabilities; {provider.info.label()} "
+            "(qa role) is not one.",
+            "Set the qa role back to the standard model, or switch to the light profile.",
+        )
+    return provider
 
 
 def _reader(ctx: MetricContext) -> Provider:
@@ -86,11 +111,15 @@ def _fluency_model(ctx: MetricContext) -> Provider | None:
 def signals_config(ctx: MetricContext) -> dict[str, Any]:
     reader = _reader(ctx)
     fluency = _fluency_model(ctx)
-    return {
+    config = {
         "reader": reader.info.label(),
         "fluency": fluency.info.label() if fluency else None,
         "version": SIGNALS_VERSION,
     }
+    answering = _answer_reader(ctx)
+    if answering is not None:
+        config["answer_reader"] = answering.info.label()
+    return config
 
 
 class SignalsMetric(Metric):
@@ -109,12 +138,12 @@ class SignalsMetric(Metric):
     # the signals itself (its own result is for `quizsmith eval`).
     order: ClassVar[int] = 60
     in_score_all: ClassVar[bool] = False
-    subscores: ClassVar[tuple[str, ...]] = SIGNALS
-    feature_names: ClassVar[tuple[str, ...]] = tuple(f"sig.{name}" for name in SIGNALS)
+    subscores: ClassVar[tuple[str, ...]] = ALL_SIGNALS
+    feature_names: ClassVar[tuple[str, ...]] = tuple(f"sig.{name}" for name in ALL_SIGNALS)
 
     @classmethod
     def features(cls, result: ScoreResult) -> dict[str, float | None]:
-        return {f"sig.{name}": number(result.values.get(name)) for name in SIGNALS}
+        return {f"sig.{name}": number(result.values.get(name)) for name in ALL_SIGNALS}
 
     def not_applicable(self, item: Item) -> str | None:
         reason = super().not_applicable(item)
@@ -130,6 +159,12 @@ class SignalsMetric(Metric):
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         reader = _reader(ctx)
         found = compute_signals(item, reader, _fluency_model(ctx), ctx.embedder())
+        answering = _answer_reader(ctx)
+        if answering is not None:
+            passage = item.passage.text if item.passage else ""
+            read = reader_signals(answering, passage, item.stem, item.key)
+            found.evidence["reader_answer"] = read.pop("reader_answer")
+            found.values.update(read)
         share = found.values.get("key_share")
         if share is None:
             # One candidate only (the key): the passage offered nothing else to choose.
@@ -137,7 +172,7 @@ class SignalsMetric(Metric):
         return ScoreResult(
             metric=self.name,
             value=float(share),
-            values={name: found.values.get(name) for name in SIGNALS},
+            values={name: found.values.get(name) for name in ALL_SIGNALS},
             evidence={**found.evidence, "item": item_fingerprint(item)},
             model_config=signals_config(ctx),
         )
@@ -164,7 +199,12 @@ class OverallMetric(Metric):
     # The chance a teacher accepts the item, needing no reference and cheap: what ranks
     # generated questions.
     rank_item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
-    flag_codes: ClassVar[tuple[str, ...]] = ("no-question-form", ONE_DISTRACTOR, "low-overall")
+    flag_codes: ClassVar[tuple[str, ...]] = (
+        "no-question-form",
+        ONE_DISTRACTOR,
+        "low-overall",
+        "reader-differs",
+    )
 
     @classmethod
     def chip_text(cls, result: ScoreResult) -> str:
@@ -191,7 +231,7 @@ class OverallMetric(Metric):
         signals = result.evidence.get("signals")
         if not isinstance(signals, dict):
             return {}
-        return {f"sig.{name}": number(signals.get(name)) for name in SIGNALS}
+        return {f"sig.{name}": number(signals.get(name)) for name in ALL_SIGNALS}
 
     defaults: ClassVar[dict[str, Any]] = {
         # Chosen on QGEval + the NACo variants out of fold (docs/evaluation.md, "Flags"): below
@@ -253,6 +293,16 @@ class OverallMetric(Metric):
                     "no-question-form",
                     "This does not read as a question: no question mark, and it does not "
                     "start with a question word.",
+                    self.name,
+                )
+            )
+        answer = (result.evidence.get("signals_evidence") or {}).get("reader_answer")
+        if signals.get("reader_f1") == 0.0 and isinstance(answer, str):
+            found.append(
+                Flag(
+                    "reader-differs",
+                    f"A model reading the passage answers \u201c{answer[:80]}\u201d, which "
+                    "shares no word with the key: the question may ask for something else.",
                     self.name,
                 )
             )
