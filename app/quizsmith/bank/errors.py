@@ -19,6 +19,11 @@ class BankBusyError(BankError):
     succeed, which is why callers that must not lose work tell it apart."""
 
 
+class BankReplacedError(BankError):
+    """The bank's file was replaced, moved or removed while it was open: nothing more may be
+    written, or the writes (and the -wal named after the file) would land in another bank."""
+
+
 def damaged_fix(path: Path) -> str:
     """What to do about a damaged bank: a backup first, else SQLite's own rescue tool, which
     copies every row it can still read into a new file (the damaged one stays as it was)."""
