@@ -164,12 +164,36 @@ class ItemBank:
         if self._identity is None or now == self._identity:
             return
         what = "was removed or renamed" if now is None else "was replaced by another file"
+        self._abandon()
         raise BankReplacedError(
             f"{self.path.name} {what} while it was open here; nothing more is saved to it.",
             "What was saved before went to the file as it was when opened. Check which file "
             "is the bank you want, open it again, and run again (work already saved in it is "
             "not done twice).",
         )
+
+    def _abandon(self) -> None:
+        """Close every connection at once, an open transaction rolled back, after moving the
+        -wal's committed pages into the file that was opened. SQLite finds a bank's -wal by
+        its name and, for a file that has moved, neither checkpoints nor deletes it on close
+        (`databaseIsUnmoved`): the file now at the name would be read with this file's pages
+        (scores on other items, broken references). The checkpoint writes them through this
+        connection's own descriptor into the file it opened (wherever it now is) and leaves
+        an empty -wal; the -shm is rebuilt by the next opener."""
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for conn in readers:
+            with suppress(sqlite3.Error):
+                conn.close()
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with suppress(sqlite3.Error):
+                if writer.in_transaction:
+                    writer.execute("ROLLBACK")
+                writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            with suppress(sqlite3.Error):
+                writer.close()
+        self._closed = True
 
     def close(self) -> None:
         """Close every connection; the bank cannot be used afterwards."""
@@ -237,7 +261,7 @@ class ItemBank:
                     self._check_same_file()
                     conn.execute("COMMIT")
             except BaseException:
-                if conn.in_transaction:
+                if not self._closed and conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
             finally:
