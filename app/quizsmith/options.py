@@ -109,6 +109,9 @@ def _type_problem(value: Any, default: Any, expected: type | tuple[type, ...] | 
 
 
 def _range_problem(value: Any, valid: tuple[float, float] | None) -> str | None:
+    if isinstance(value, list):
+        numbers = [v for v in value if isinstance(v, float)]
+        return None if all(map(math.isfinite, numbers)) else "a list of finite numbers"
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     if valid is None:
