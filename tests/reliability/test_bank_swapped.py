@@ -33,6 +33,7 @@ def _bank(path: Path, items: int, stem: str = "Question number {n} about the riv
                     key=f"silt {n}",
                     options=Item.make_options(f"silt {n}", [f"sand {n}", f"clay {n}"]),
                     passage_id=pid,
+                    target_fact=f"Fact-{n:04d} of the river.",  # stored in items only
                 )
                 for n in range(items)
             ]
@@ -42,7 +43,7 @@ def _bank(path: Path, items: int, stem: str = "Question number {n} about the riv
 
 
 def _tables(path: Path) -> set[str]:
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn:
         return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
@@ -139,9 +140,10 @@ def test_score_stops_when_its_bank_is_swapped_mid_run(tmp_path: Path) -> None:
 def test_references_to_missing_items_are_refused_at_open(tmp_path: Path) -> None:
     bank_path = tmp_path / "school.qbank"
     _bank(bank_path, 6)
-    with sqlite3.connect(bank_path) as conn:  # as a swapped -wal leaves it
+    with closing(sqlite3.connect(bank_path)) as conn:  # as a swapped -wal leaves it
         conn.execute("PRAGMA foreign_keys = OFF")
         conn.execute("DELETE FROM items WHERE id IN (1, 4)")
+        conn.commit()
     with pytest.raises(BankError) as caught:
         ItemBank(bank_path)
     assert "is damaged" in caught.value.message
@@ -155,17 +157,18 @@ def test_recover_rescues_a_bank_with_a_damaged_page(
 ) -> None:
     path = tmp_path / "school.qbank"
     _bank(path, 400)
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn:  # closed: its -wal is moved into the file
         conn.execute("ANALYZE")  # as PRAGMA optimize leaves it on a real bank
+        conn.commit()
     assert "sqlite_stat1" in _tables(path)
-    damaged = _damage_page_of(path, b"Question number 200 about")
+    damaged = _damage_page_of(path, b"Fact-0200 of")  # a page of the items table
     with pytest.raises(BankError, match="damaged") as caught:
         ItemBank(path)
     assert "quizsmith recover" in caught.value.fix
     code = main(["recover", str(path)])
     out = capsys.readouterr().out
     assert code == 4  # rows on the damaged page were lost, and it says so
-    assert "items:" in out and "could not be read" in out
+    assert "items:" in out and "could not be read" in out, out
     assert path.read_bytes() == damaged  # the damaged file is only read
     rescued = tmp_path / "school-rescued.qbank"
     with ItemBank(rescued) as bank:
@@ -201,10 +204,11 @@ def test_recover_of_a_healthy_bank_keeps_everything(tmp_path: Path) -> None:
 def test_recover_drops_references_to_lost_items(tmp_path: Path) -> None:
     path = tmp_path / "school.qbank"
     _bank(path, 9)
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn:
         conn.execute("PRAGMA foreign_keys = OFF")
         conn.execute("DELETE FROM items WHERE id = 4")
         conn.execute("DELETE FROM passages")
+        conn.commit()
     report = recover_bank(path)
     assert report.table("scores").dropped == 1  # item 4's score
     assert report.table("options").dropped == 3
