@@ -177,7 +177,7 @@ class Exporter(Format):
                 # Every item was left out (Aiken with only short answers, letters past Z):
                 # an empty file with "done" would be handed out unawares. Raised inside the
                 # block, so the file is not written at all.
-                reasons = "; ".join(str(s) for s in result.skipped[:3])
+                reasons = "; ".join(str(s).rstrip(".") for s in result.skipped[:3])
                 more = f" (and {len(result.skipped) - 3} more)" if len(result.skipped) > 3 else ""
                 raise FormatError(
                     f"Nothing to export as {self.title or self.name}: every item was left out "
