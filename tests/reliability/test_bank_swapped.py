@@ -69,6 +69,27 @@ def test_a_write_after_the_file_was_replaced_is_refused(tmp_path: Path) -> None:
         assert all(s.startswith("Other bank") for s in (i.stem for i in swapped.search()))
 
 
+def test_a_bank_closed_after_its_file_was_replaced_leaves_no_wal_for_the_new_file(
+    tmp_path: Path,
+) -> None:
+    """A window that only reads after the swap, then closes: SQLite keeps a moved file's -wal
+    by name on close; closing moves it into the file that was opened instead."""
+    bank_path, other = tmp_path / "school.qbank", tmp_path / "other.qbank"
+    _bank(bank_path, 5)
+    _bank(other, 30, stem="Other bank's question {n}?")
+    bank = ItemBank(bank_path)
+    bank.save_score(1, ScoreResult(metric="kda", value=0.4), [])  # committed, in the -wal
+    bank_path.rename(tmp_path / "moved.qbank")
+    shutil.copy(other, bank_path)
+    bank.close()
+    wal = tmp_path / "school.qbank-wal"
+    assert not wal.exists() or wal.stat().st_size == 0
+    with ItemBank(bank_path) as swapped:
+        assert swapped.count() == 30 and swapped.integrity_problems() == []
+    with ItemBank(tmp_path / "moved.qbank") as moved:  # the score went to the file opened
+        assert [s.value for s in moved.score_history(1, "kda")] == [0.4]
+
+
 def test_a_bank_removed_under_an_open_window_is_refused(tmp_path: Path) -> None:
     bank_path = tmp_path / "school.qbank"
     _bank(bank_path, 3)

@@ -158,13 +158,18 @@ class ItemBank:
         self._writer = conn
         self._identity = _file_identity(self.path)
 
-    def _check_same_file(self) -> None:
-        """Refuse to go on when the path no longer names the file that was opened."""
+    def _moved(self) -> bool:
+        return self._identity is not None and _file_identity(self.path) != self._identity
+
+    def _check_same_file(self, *, abandon: bool = True) -> None:
+        """Refuse to go on when the path no longer names the file that was opened; with
+        `abandon` (the caller holds the write lock) close the bank first."""
         now = _file_identity(self.path)
         if self._identity is None or now == self._identity:
             return
         what = "was removed or renamed" if now is None else "was replaced by another file"
-        self._abandon()
+        if abandon:
+            self._abandon()
         raise BankReplacedError(
             f"{self.path.name} {what} while it was open here; nothing more is saved to it.",
             "What was saved before went to the file as it was when opened. Check which file "
@@ -206,9 +211,13 @@ class ItemBank:
             for conn in readers:
                 conn.close()
             if self._writer is not None:
-                # An optimisation hint; closing must not fail over it.
+                # An optimisation hint; closing must not fail over it. For a file that was
+                # moved or replaced, the -wal is moved into it instead (see `_abandon`).
                 with suppress(sqlite3.Error):
-                    self._writer.execute("PRAGMA optimize")
+                    if self._moved():
+                        self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                    else:
+                        self._writer.execute("PRAGMA optimize")
                 self._writer.close()
                 self._writer = None
 
@@ -296,7 +305,8 @@ class ItemBank:
             raise BankError(f"{self.path.name} has been closed.", "Open the bank again.")
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            self._check_same_file()
+            # No write lock here: the next transaction, or close(), deals with the -wal.
+            self._check_same_file(abandon=False)
             with translated(self.path):
                 conn = connection.connect(
                     self.path, mode="ro" if self.read_only else "rw", immutable=self._immutable
