@@ -538,7 +538,9 @@ def _cmd_refit(args: argparse.Namespace) -> int:
 def _cmd_recover(args: argparse.Namespace) -> int:
     from quizsmith.bank.recover import recover_bank
 
-    _guard_paths([("--out", args.out)], _bank_inputs(args.bank))
+    from quizsmith.paths_guard import bank_paths
+
+    _guard_paths([("--out", args.out)], [("the damaged bank", p) for p in bank_paths(args.bank)])
     report = recover_bank(Path(args.bank), Path(args.out) if args.out else None)
     print(f"Rescued what could be read of {report.source.name} into {report.target}:")
     for table in report.tables:

@@ -246,3 +246,8 @@ def test_recover_refuses_what_is_not_a_bank(
     assert main(["recover", str(path)]) == 2
     assert "is not an SQLite file" in capsys.readouterr().err
     assert not (tmp_path / "notes-rescued.qbank").exists()
+    bank = tmp_path / "school.qbank"
+    _bank(bank, 2)
+    for out in (bank, tmp_path / "school.qbank-wal"):  # never written over the bank itself
+        assert main(["recover", str(bank), "--out", str(out)]) == 2
+        assert "is the damaged bank" in capsys.readouterr().err
