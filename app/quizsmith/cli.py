@@ -537,7 +537,6 @@ def _cmd_refit(args: argparse.Namespace) -> int:
 
 def _cmd_recover(args: argparse.Namespace) -> int:
     from quizsmith.bank.recover import recover_bank
-
     from quizsmith.paths_guard import bank_paths
 
     _guard_paths([("--out", args.out)], [("the damaged bank", p) for p in bank_paths(args.bank)])
