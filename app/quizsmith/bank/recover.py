@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from quizsmith.bank.connection import SQLITE_HEADER, connect
+from quizsmith.bank.connection import SQLITE_HEADER, connect, refuse_unreadable_wal
 from quizsmith.bank.errors import BankError, rescued_name
 
 
@@ -123,7 +123,9 @@ def _open_source(path: Path) -> sqlite3.Connection:
         conn = connect(path, mode="ro")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.OperationalError:
-        # No -shm can be made beside it (a read-only folder): read the main file as it is.
+        # No -shm can be made beside it (a read-only folder): read the main file as it is,
+        # unless saved changes wait in its -wal (they would be missing from the rescue).
+        refuse_unreadable_wal(path)
         conn = connect(path, mode="ro", immutable=True)
     except sqlite3.DatabaseError as exc:
         raise BankError(
