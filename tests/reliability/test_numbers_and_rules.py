@@ -69,6 +69,32 @@ def test_a_metric_threshold_that_is_not_finite_is_refused() -> None:
         MetricContext(settings=settings).options(_metric("naco"))
 
 
+def test_every_metric_default_lies_in_its_range() -> None:
+    from quizsmith.metrics import registry
+
+    for name in registry.names():
+        metric = registry.get(name)
+        for key, (low, high) in metric.option_ranges.items():
+            assert key in metric.defaults, (name, key)
+            default = metric.defaults[key]
+            assert default is None or low <= default <= high, (name, key, default)
+
+
+@pytest.mark.parametrize(
+    "metric,key,value", [("mirror", "max_rounds", 0), ("naco", "temperature", -0.5)]
+)
+def test_metric_options_outside_their_range_are_refused(
+    metric: str, key: str, value: float
+) -> None:
+    from quizsmith.metrics.base import MetricContext
+
+    settings = settings_mod.Settings(metrics={metric: {key: value}})
+    with pytest.raises(
+        ConfigError, match=rf"'{key}' in \[metrics.{metric}\].*must be a number from"
+    ):
+        MetricContext(settings=settings)
+
+
 def _metric(name: str) -> Any:
     from quizsmith.metrics import registry
 
