@@ -106,13 +106,28 @@ def probe(path: Path) -> Probe:
     try:
         conn = _probe_connection(path)
     except sqlite3.Error as exc:
-        raise translate(exc, path) from exc
+        raise _probe_failure(exc, path) from exc
+    except UnicodeDecodeError:
+        # A damaged schema page: SQLite's own error message quotes its bytes, which are not
+        # UTF-8, and the driver fails decoding the message itself.
+        raise BankError(f"{path.name} is damaged and cannot be read.", damaged_fix(path)) from None
     try:
         return _inspect(path, Database(conn, execute_plugins=False), writable)
     except sqlite3.Error as exc:
-        raise translate(exc, path) from exc
+        raise _probe_failure(exc, path) from exc
+    except UnicodeDecodeError:
+        raise BankError(f"{path.name} is damaged and cannot be read.", damaged_fix(path)) from None
     finally:
         conn.close()
+
+
+def _probe_failure(exc: sqlite3.Error, path: Path) -> BankError:
+    """The probe only reads: apart from the file being busy or out of reach (an
+    OperationalError), whatever SQLite reports is damage ("string or blob too big" from a
+    random page, not only "malformed")."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return translate(exc, path)
+    return BankError(f"{path.name} is damaged and cannot be read ({exc}).", damaged_fix(path))
 
 
 def _probe_connection(path: Path) -> sqlite3.Connection:

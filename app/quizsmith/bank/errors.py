@@ -87,3 +87,7 @@ def translated(path: Path) -> Iterator[None]:
         raise
     except sqlite3.Error as exc:
         raise translate(exc, path) from exc
+    except UnicodeDecodeError:
+        # Text (or an error message quoting a damaged page) that is not UTF-8: the bank only
+        # ever stores UTF-8, so the page is damaged.
+        raise BankError(f"{path.name} is damaged and cannot be read.", damaged_fix(path)) from None

@@ -119,17 +119,22 @@ def _check_paths(source: Path, target: Path) -> None:
 
 
 def _open_source(path: Path) -> sqlite3.Connection:
+    unreadable = "{name} cannot be rescued: its list of tables is unreadable ({exc})."
     try:
-        conn = connect(path, mode="ro")
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.OperationalError:
-        # No -shm can be made beside it (a read-only folder): read the main file as it is,
-        # unless saved changes wait in its -wal (they would be missing from the rescue).
-        refuse_unreadable_wal(path)
-        conn = connect(path, mode="ro", immutable=True)
-    except sqlite3.DatabaseError as exc:
+        try:
+            conn = connect(path, mode="ro")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError as exc:
+            if "unable to open" not in str(exc):
+                raise
+            # No -shm can be made beside it (a read-only folder): read the main file as it
+            # is, unless saved changes wait in its -wal (they would be missing).
+            refuse_unreadable_wal(path)
+            conn = connect(path, mode="ro", immutable=True)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         raise BankError(
-            f"{path.name} cannot be rescued: its list of tables is unreadable ({exc}).",
+            unreadable.format(name=path.name, exc=exc),
             "Restore the bank from a backup or a JSONL export.",
         ) from None
     # A damaged text cell is kept with replacement characters instead of ending the copy.
@@ -143,7 +148,7 @@ def _copy(src: sqlite3.Connection, dst: sqlite3.Connection, report: Recovery, pa
             "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL"
         ).fetchall()
         kinds = {r[1]: (r[2], r[4]) for r in src.execute("PRAGMA table_list")}
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         raise BankError(
             f"{path.name} cannot be rescued: its list of tables is unreadable ({exc}).",
             "Restore the bank from a backup or a JSONL export.",
@@ -167,7 +172,7 @@ def _copy(src: sqlite3.Connection, dst: sqlite3.Connection, report: Recovery, pa
     for pragma in ("application_id", "user_version"):
         try:
             value = int(src.execute(f"PRAGMA {pragma}").fetchone()[0])
-        except sqlite3.DatabaseError:
+        except (sqlite3.DatabaseError, UnicodeDecodeError):
             continue
         dst.execute(f"PRAGMA {pragma} = {value}")
     for _, sql in tables:
@@ -222,7 +227,7 @@ def _copy_table(
         try:
             for row in _rows(src, query):
                 rescue.kept += dst.execute(insert, row).rowcount
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             rescue.unreadable = rescue.unreadable or str(exc)
             continue
         break  # read to the end in one direction: nothing was skipped
@@ -239,7 +244,7 @@ def _keep_sequences(src: sqlite3.Connection, dst: sqlite3.Connection) -> None:
     to a row that replaces one lost on a damaged page."""
     try:
         rows = src.execute("SELECT name, seq FROM sqlite_sequence").fetchall()
-    except sqlite3.DatabaseError:
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
         return
     for name, seq in rows:
         updated = dst.execute(
