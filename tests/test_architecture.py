@@ -46,6 +46,7 @@ BASE = (
     "secrets",
     "settings",
     "text",
+    "unpack",
 )
 #: Lowest first. The unit is the first part below `quizsmith.` (a package or a module).
 LAYERS: tuple[tuple[str, ...], ...] = (

@@ -564,6 +564,28 @@ def _cmd_refit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_recover(args: argparse.Namespace) -> int:
+    from quizsmith.bank.recover import recover_bank
+    from quizsmith.paths_guard import bank_paths
+
+    _guard_paths([("--out", args.out)], [("the damaged bank", p) for p in bank_paths(args.bank)])
+    report = recover_bank(Path(args.bank), Path(args.out) if args.out else None)
+    print(f"Rescued what could be read of {report.source.name} into {report.target}:")
+    for table in report.tables:
+        notes = [f"{table.kept:,} rows"]
+        if table.unreadable:
+            notes.append(f"part could not be read ({table.unreadable})")
+        if table.dropped:
+            notes.append(f"{table.dropped:,} dropped: what they point at was lost")
+        if table.cleared:
+            notes.append(f"{table.cleared:,} kept without a lost reference")
+        print(f"  {table.name}: {'; '.join(notes)}")
+    for problem in report.problems:
+        print(f"  still wrong: {problem}")
+    print(f"{report.source.name} was not changed. Check {report.target.name} before using it.")
+    return 0 if report.complete and not report.problems else EXIT_INCOMPLETE
+
+
 def _cmd_gui(args: argparse.Namespace) -> int:
     # Imported here: the desktop app (PySide6) is an optional extra and slow to import.
     from quizsmith.gui.app import run
@@ -762,6 +784,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bank", required=True, help="the bank file")
     p.add_argument("--seed", type=int, default=0, help="random forest and fold seed (0)")
     p.set_defaults(func=_cmd_refit)
+
+    p = sub.add_parser(
+        "recover",
+        help="copy what can still be read of a damaged bank into a new bank",
+        description="Copy every row that can still be read of a damaged bank into a new bank "
+        "(NAME-rescued.qbank beside it, or --out); the damaged file is only read. Exit "
+        "status 0 when everything was kept, 4 when rows on damaged pages were lost.",
+    )
+    p.add_argument("bank", help="the damaged bank file")
+    p.add_argument("--out", help="the new bank to write (default: NAME-rescued.qbank)")
+    p.set_defaults(func=_cmd_recover)
 
     p = sub.add_parser("gui", help="start the desktop app")
     p.add_argument("bank", nargs="?", help="the item bank file (default: the last one opened)")

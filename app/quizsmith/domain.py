@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -326,6 +327,24 @@ class ScoreResult:
 
 #: Longer is a passage pasted into the question field, not a question.
 MAX_STEM_CHARS = 2000
+#: Options of one question. Exports letter past Z (AA, AB ...), but 300,001 options once
+#: imported and a Word export of them ran past 300 s; no quiz asks a student to read 100.
+MAX_OPTIONS = 100
+#: Characters that reverse or isolate the direction of the text around them: "\u202eemoR"
+#: shows as "Rome". In an option they make it look like another option, so they are refused
+#: there (Arabic and Hebrew text needs none of them; the marks U+200E/U+200F are only ignored).
+BIDI_CONTROLS: Final = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def option_identity(text: str) -> str:
+    """What makes two options the same to a reader: NFKC (full-width and ligature forms,
+    "ﬁ" and "fi"), no invisible format characters (zero-width space and joiners, soft
+    hyphen, direction marks, BOM: Unicode category Cf), one space between words, any case.
+    "Par\u200bis", "Pa\u00adris" and "PARIS" are all "paris"."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return " ".join(text.split()).casefold()
+
 
 #: A multiple-choice item with one distractor (two options) is one a blind guess gets right
 #: half the time. Not one of `Item.problems`: such an item is stored and scored, with a
@@ -409,17 +428,31 @@ class Item:
             found.append("The answer is empty.")
         if self.type in CHOICE_TYPES and len(self.options) < 2:
             found.append(f"A {self.type} item needs at least two options.")
+        if len(self.options) > MAX_OPTIONS:
+            found.append(
+                f"A question may have at most {MAX_OPTIONS} options; this one has "
+                f"{len(self.options):,}."
+            )
         if self.options:
             keys = [o for o in self.options if o.is_key]
             if len(keys) != 1:
                 found.append(f"Exactly one option must be the key; {len(keys)} are.")
             elif keys[0].text != self.key:
                 found.append("The key option's text differs from the answer.")
-            texts = [o.text.strip().casefold() for o in self.options]
+            texts = [option_identity(o.text) for o in self.options]
             if len(set(texts)) != len(texts):
                 found.append("Two options have the same text.")
             if any(not t for t in texts):
                 found.append("An option is empty.")
+            hidden = sorted(
+                {f"U+{ord(c):04X}" for o in self.options for c in o.text}
+                & {f"U+{ord(c):04X}" for c in BIDI_CONTROLS}
+            )
+            if hidden:
+                found.append(
+                    f"An option holds invisible text-direction characters ({', '.join(hidden)}) "
+                    "that make it show as something it is not."
+                )
             if any(not -100 <= o.credit <= 100 for o in self.options):
                 found.append("An option's credit must be between -100 and 100 percent.")
         if self.accepted and self.type not in ("short", "cloze"):

@@ -6,6 +6,11 @@ key a table may hold is a key of its defaults, and a value must have its default
 (an int is accepted where the default is a float; TOML writes `1` for `1.0`). A default of
 None says nothing about the type, so its owner names the types in `types`.
 
+Numbers are range-checked here too, at the boundary (issue 28): a value that is not finite
+(nan, inf) is refused everywhere, and a table's owner gives each number its valid range in
+`ranges` (`timeout_s = -1` or `n_ctx = 1000000000` used to load, and crashed or blamed the
+model file much later). The message names the key, the table and the range.
+
 Base layer (standard library and `errors` only): `settings.py` checks its own tables with it,
 the metrics theirs.
 """
@@ -13,6 +18,7 @@ the metrics theirs.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -65,13 +71,17 @@ def check_options(
     where: str,
     *,
     types: Mapping[str, type | tuple[type, ...]] | None = None,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
     path: Path | str | None = None,
 ) -> None:
-    """Unknown keys and values whose type differs from the default's are a ConfigError."""
+    """Unknown keys, values whose type differs from the default's, numbers that are not
+    finite and numbers outside their range in `ranges` (inclusive) are a ConfigError."""
     check_keys(given, sorted(defaults), where, path)
     for key, value in given.items():
         expected = (types or {}).get(key)
-        problem = _type_problem(value, defaults[key], expected)
+        problem = _type_problem(value, defaults[key], expected) or _range_problem(
+            value, (ranges or {}).get(key)
+        )
         if problem:
             in_file = f" in {path}" if path else ""
             raise ConfigError(
@@ -96,6 +106,24 @@ def _type_problem(value: Any, default: Any, expected: type | tuple[type, ...] | 
             if not all(_is_a(v, (element,)) for v in value):
                 return f"a list of {_PLURAL_NAMES.get(element, element.__name__)}"
     return None
+
+
+def _range_problem(value: Any, valid: tuple[float, float] | None) -> str | None:
+    if isinstance(value, list):
+        numbers = [v for v in value if isinstance(v, float)]
+        return None if all(map(math.isfinite, numbers)) else "a list of finite numbers"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if valid is None:
+        return None if math.isfinite(value) else "a finite number"
+    low, high = valid
+    if not (math.isfinite(value) and low <= value <= high):
+        return f"a number from {_number(low)} to {_number(high)}"
+    return None
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
 def _is_a(value: Any, wanted: tuple[type, ...]) -> bool:

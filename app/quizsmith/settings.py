@@ -81,6 +81,13 @@ class Endpoint:
 ENDPOINT_DEFAULTS: dict[str, Any] = {
     f.name: f.default for f in fields(Endpoint) if f.name != "name"
 }
+#: Valid ranges of an endpoint's numbers: a total deadline per try of 0.1 s to an hour, at
+#: most 10 retries (each may wait up to 30 s), 1-64 requests at a time.
+ENDPOINT_RANGES: dict[str, tuple[float, float]] = {
+    "timeout_s": (0.1, 3600.0),
+    "max_retries": (0, 10),
+    "max_concurrency": (1, 64),
+}
 
 
 @dataclass
@@ -149,6 +156,13 @@ MODELS_DEFAULTS: dict[str, Any] = {
     "profile": "light",
     "profile_reason": "",
 }
+#: n_ctx: llama.cpp's smallest useful context to the largest any GGUF model declares (1M);
+#: a model's own trained context caps it further when it is loaded. n_threads: 0 is "one per
+#: physical core".
+MODELS_RANGES: dict[str, tuple[float, float]] = {
+    "n_ctx": (256, 1_048_576),
+    "n_threads": (0, 1024),
+}
 
 
 def settings_path() -> Path:
@@ -199,7 +213,7 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
     models = data.get("models", {})
     if not isinstance(models, dict):
         raise ConfigError(f"[models] in {path} must be a table.", "See docs/settings.md.")
-    check_options(models, MODELS_DEFAULTS, "[models]", path=path)
+    check_options(models, MODELS_DEFAULTS, "[models]", ranges=MODELS_RANGES, path=path)
     if "profile" in models:
         if models["profile"] not in PROFILES:
             raise ConfigError(
@@ -236,7 +250,11 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
             )
         provider = raw.get("provider", "openai")
         check_options(
-            raw, ENDPOINT_DEFAULTS, f"[endpoints.{name}] (provider {provider})", path=path
+            raw,
+            ENDPOINT_DEFAULTS,
+            f"[endpoints.{name}] (provider {provider})",
+            ranges=ENDPOINT_RANGES,
+            path=path,
         )
         settings.endpoints[name] = Endpoint(name=name, **raw)
     return settings

@@ -106,6 +106,37 @@ def test_upgrade_of_a_bank_made_by_the_first_migration(bank_path: Path) -> None:
         assert bank.integrity_problems() == []
 
 
+def test_upgrade_to_the_same_item_index_finds_old_items_by_index(bank_path: Path) -> None:
+    """0007 adds the index import's duplicate check uses; a bank made before it upgrades,
+    its items are found as "already in the bank", and the lookup is an index search."""
+    from quizsmith.bank import records
+    from quizsmith.domain import Item
+
+    conn = sqlite3.connect(bank_path, isolation_level=None)
+    db = Database(conn)
+    schema.migrate(db, stop_before="0007_same_item_index")
+    now = "2024-05-01T10:00:00.000000+00:00"
+    conn.execute(
+        "INSERT INTO items (type, stem, key, provenance, created, updated) "
+        "VALUES ('short', 'What do roots absorb?', 'Water', '{}', ?, ?)",
+        (now, now),
+    )
+    conn.close()
+    with ItemBank(bank_path) as bank:
+        assert bank.schema_version == schema.known_names()
+        same = Item(type="short", stem="What do roots absorb?", key="Water")
+        other = Item(type="short", stem="What do roots absorb?", key="Minerals")
+        assert bank.same_items([same, other]) == [1, None]
+        with bank.reading() as read:
+            plan = read.execute(
+                "EXPLAIN QUERY PLAN SELECT id FROM items WHERE substr(stem, 1, 64) = ? "
+                "AND type = ? AND substr(key, 1, 32) = ? AND +stem = ? AND +key = ?",
+                ("a", "short", "b", "a", "b"),
+            ).fetchall()
+        assert "USING INDEX items_same_text" in str(plan)
+        assert records.same_item_ids(read, [same]) == [1]
+
+
 def test_a_failing_migration_leaves_the_file_as_it_was(
     bank_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -161,12 +161,19 @@ def test_a_malformed_import_leaves_the_bank_unchanged(
         assert bank.status_counts() == before
 
 
-def test_short_items_are_kept_out_of_aiken_but_not_lost(tmp_path: Path) -> None:
+def test_short_items_are_kept_out_of_aiken_but_not_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "s.qbank"
     with ItemBank(path) as bank:
         stored(bank, [short("Only free text?", "yes")])
+    # Nothing Aiken can carry: an error, not an empty file with rc 0 (issue 28).
     assert main(["export", "--bank", str(path), "--format", "aiken",
-                 "--out", str(tmp_path / "a.txt")]) == 0  # fmt: skip
+                 "--out", str(tmp_path / "a.txt")]) == 2  # fmt: skip
+    assert "every item was left out" in capsys.readouterr().err
+    assert not (tmp_path / "a.txt").exists()
+    with ItemBank(path) as bank:
+        assert bank.count() == 1
 
 
 def test_import_warns_per_item_about_an_mcq_with_one_distractor(

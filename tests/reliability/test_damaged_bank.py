@@ -58,14 +58,14 @@ def test_a_bank_with_a_damaged_page_is_refused_before_any_write(
     damaged = _damage_page_of(path, b"Question number 150 about")
     with pytest.raises(BankError, match="damaged") as info:
         ItemBank(path)
-    assert ".recover" in info.value.fix and "backup" in info.value.fix
+    assert "quizsmith recover school.qbank" in info.value.fix and "backup" in info.value.fix
     with pytest.raises(BankError, match="damaged"):
         ItemBank(path, read_only=True)
     # Before: `generate --bank` wrote into it and an export held the readable rows only.
     out = tmp_path / "all.jsonl"
     assert main(["export", "--bank", str(path), "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "is damaged" in err and "fix:" in err and ".recover" in err
+    assert "is damaged" in err and "fix:" in err and "quizsmith recover" in err
     assert not out.exists()
     assert path.read_bytes() == damaged
     # (A read-only look at a WAL bank leaves SQLite's empty -wal and its -shm index.)
@@ -87,7 +87,7 @@ def test_unreadable_text_in_a_damaged_page_says_damaged_with_the_fix(tmp_path: P
     path.write_bytes(data.replace(b"carries silt", b"\xff\xfe" * 6))
     with ItemBank(path) as bank, pytest.raises(BankError, match="damaged") as info:
         bank.search(limit=None)
-    assert ".recover" in info.value.fix
+    assert "quizsmith recover" in info.value.fix
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ and `jsonl` for the interchange file it reads and writes.
 from __future__ import annotations
 
 from quizsmith.bank.dedupe import DEFAULT_THRESHOLD, DuplicateMatch, EmbedFn
-from quizsmith.bank.errors import BankBusyError, BankError
+from quizsmith.bank.errors import BankBusyError, BankError, BankReplacedError
 from quizsmith.bank.jsonl import ImportResult
 from quizsmith.bank.stats import DEFAULT_EXPECTED_STEPS, NACO_METRIC, STEPS_KEY
 from quizsmith.bank.store import ItemBank
@@ -19,6 +19,7 @@ __all__ = [
     "STEPS_KEY",
     "BankBusyError",
     "BankError",
+    "BankReplacedError",
     "DuplicateMatch",
     "EmbedFn",
     "ImportResult",

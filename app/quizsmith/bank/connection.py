@@ -106,13 +106,28 @@ def probe(path: Path) -> Probe:
     try:
         conn = _probe_connection(path)
     except sqlite3.Error as exc:
-        raise translate(exc, path) from exc
+        raise _probe_failure(exc, path) from exc
+    except UnicodeDecodeError:
+        # A damaged schema page: SQLite's own error message quotes its bytes, which are not
+        # UTF-8, and the driver fails decoding the message itself.
+        raise BankError(f"{path.name} is damaged and cannot be read.", damaged_fix(path)) from None
     try:
         return _inspect(path, Database(conn, execute_plugins=False), writable)
     except sqlite3.Error as exc:
-        raise translate(exc, path) from exc
+        raise _probe_failure(exc, path) from exc
+    except UnicodeDecodeError:
+        raise BankError(f"{path.name} is damaged and cannot be read.", damaged_fix(path)) from None
     finally:
         conn.close()
+
+
+def _probe_failure(exc: sqlite3.Error, path: Path) -> BankError:
+    """The probe only reads: apart from the file being busy or out of reach (an
+    OperationalError), whatever SQLite reports is damage ("string or blob too big" from a
+    random page, not only "malformed")."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return translate(exc, path)
+    return BankError(f"{path.name} is damaged and cannot be read ({exc}).", damaged_fix(path))
 
 
 def _probe_connection(path: Path) -> sqlite3.Connection:
@@ -151,6 +166,22 @@ def refuse_unreadable_wal(path: Path) -> None:
         )
 
 
+def broken_references(conn: sqlite3.Connection) -> str:
+    """What points at rows that are not there ("12 scores point at items that are not in
+    it"), or "" when every reference holds. Foreign keys are on for every write, so this
+    happens only when a file was swapped or patched under a running job (a score run whose
+    -wal was read against another bank put 30 scores on missing items). 27 ms for 30,000
+    items with 60,000 scores."""
+    counts: dict[tuple[str, str], int] = {}
+    for table, _rowid, parent, _fk in conn.execute("PRAGMA foreign_key_check"):
+        counts[(table, parent)] = counts.get((table, parent), 0) + 1
+    parts = [
+        f"{n:,} {'row' if n == 1 else 'rows'} of {table} point at {parent} that are not in it"
+        for (table, parent), n in sorted(counts.items())
+    ]
+    return "; ".join(parts[:3]) + ("; ..." if len(parts) > 3 else "")
+
+
 def _inspect(path: Path, db: Database, writable: bool) -> Probe:
     tables = set(db.table_names())
     app_id = db.execute("PRAGMA application_id").fetchone()[0]
@@ -174,4 +205,7 @@ def _inspect(path: Path, db: Database, writable: bool) -> Probe:
     if problems:
         first = problems[0].replace("*** in database main ***", "").strip().splitlines()[0]
         raise BankError(f"{path.name} is damaged ({first}).", damaged_fix(path))
+    broken = broken_references(db.conn)
+    if broken:
+        raise BankError(f"{path.name} is damaged ({broken}).", damaged_fix(path))
     return Probe(FileKind.BANK, writable, tuple(schema.pending_names(db)))

@@ -19,14 +19,26 @@ class BankBusyError(BankError):
     succeed, which is why callers that must not lose work tell it apart."""
 
 
+class BankReplacedError(BankError):
+    """The bank's file was replaced, moved or removed while it was open: nothing more may be
+    written, or the writes (and the -wal named after the file) would land in another bank."""
+
+
 def damaged_fix(path: Path) -> str:
-    """What to do about a damaged bank: a backup first, else SQLite's own rescue tool, which
-    copies every row it can still read into a new file (the damaged one stays as it was)."""
+    """What to do about a damaged bank: a backup first, else `quizsmith recover`, which
+    copies every row it can still read into a new file (the damaged one stays as it was).
+    (SQLite's own `.recover` fails on every Quizsmith bank with the 3.40 command-line tool:
+    banks hold sqlite_stat1.)"""
     return (
         "Restore it from a backup or from a JSONL export, or rescue what can still be read with "
-        f"`sqlite3 {path.name} .recover | sqlite3 rescued.qbank` and open rescued.qbank; "
+        f"`quizsmith recover {path.name}` (it writes {rescued_name(path)}, a new bank); "
         "Quizsmith has not changed it."
     )
+
+
+def rescued_name(path: Path) -> str:
+    """The default name of the bank `quizsmith recover` makes from `path`."""
+    return f"{path.stem}-rescued{path.suffix or '.qbank'}"
 
 
 def translate(exc: sqlite3.Error, path: Path) -> BankError:
@@ -75,3 +87,7 @@ def translated(path: Path) -> Iterator[None]:
         raise
     except sqlite3.Error as exc:
         raise translate(exc, path) from exc
+    except UnicodeDecodeError:
+        # Text (or an error message quoting a damaged page) that is not UTF-8: the bank only
+        # ever stores UTF-8, so the page is damaged.
+        raise BankError(f"{path.name} is damaged and cannot be read.", damaged_fix(path)) from None

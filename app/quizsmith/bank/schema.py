@@ -312,6 +312,21 @@ def _answer_rules(db: Database) -> None:
     )
 
 
+@_migration("0007_same_item_index")
+def _same_item_index(db: Database) -> None:
+    _run(
+        db,
+        [
+            # Import's "already in the bank" check looks each question up by its text, type
+            # and answer; without an index it read the whole items table per question (2,000
+            # questions into a 100,000-item bank: 13 s; re-importing 100,000: past 900 s).
+            # The leading characters only, so the index stays small beside stems of up to
+            # 2,000 characters; the query compares the whole text after the index lookup.
+            "CREATE INDEX items_same_text ON items(substr(stem, 1, 64), type, substr(key, 1, 32))",
+        ],
+    )
+
+
 def migration_functions() -> list[tuple[str, _Fn]]:
     """Every migration's name and function, in the order they run."""
     return [(m.name, m.fn) for m in migrations._migrations]

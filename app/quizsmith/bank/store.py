@@ -14,6 +14,14 @@ through its own connection (WAL mode: readers see the last commit and never wait
 writer), and a thread inside a transaction reads through the writer, so it sees its own
 uncommitted changes. Multi-query reads run in one read transaction, a consistent snapshot.
 
+The file stays the one that was opened. A job that runs for minutes notices when another
+program moves, copies or restores a file onto the bank's name (`cp other.qbank new; mv new
+bank.qbank`): before each transaction, before its COMMIT and before a new reader connection,
+the path's (device, inode) is compared with the one opened, and a difference is a
+`BankReplacedError` (nothing more is written). Before this check a `score` run went on
+writing, its `-wal` (which SQLite finds by name) was read against the other file, and scores
+ended up on other items.
+
 Read-only files (no write permission, or `read_only=True`) open for reading; any change then
 raises BankError saying the file is read-only. An older bank opened with `read_only=True` in
 a writable file has its schema upgraded first. Every SQLite failure reaches the caller as a
@@ -37,7 +45,7 @@ from quizsmith.bank import connection, jsonl, records, schema, search, stats
 from quizsmith.bank import dedupe as neardup
 from quizsmith.bank.connection import FileKind
 from quizsmith.bank.dedupe import DEFAULT_THRESHOLD, DuplicateMatch, EmbedFn
-from quizsmith.bank.errors import BankBusyError, BankError, translated
+from quizsmith.bank.errors import BankBusyError, BankError, BankReplacedError, translated
 from quizsmith.domain import Flag, Item, Passage, Quiz, Review, ScoreResult, utc_now
 from quizsmith.jobs import CancelToken, Job, Progress, run_to_end
 
@@ -74,6 +82,7 @@ class ItemBank:
         self._tx_thread: int | None = None
         self._closed = False
         self._immutable = False
+        self._identity: tuple[int, int] | None = None
         probe = connection.probe(self.path)
         self._check_openable(probe, create, read_only)
         if read_only and probe.kind is FileKind.BANK and probe.writable and probe.pending:
@@ -115,6 +124,7 @@ class ItemBank:
             )
 
     def _open_read_only(self, probe: connection.Probe) -> None:
+        self._identity = _file_identity(self.path)
         if probe.pending:
             raise BankError(
                 f"{self.path.name} was made by an older Quizsmith and needs an upgrade, "
@@ -146,6 +156,49 @@ class ItemBank:
                 conn.close()
                 raise
         self._writer = conn
+        self._identity = _file_identity(self.path)
+
+    def _moved(self) -> bool:
+        return self._identity is not None and _file_identity(self.path) != self._identity
+
+    def _check_same_file(self, *, abandon: bool = True) -> None:
+        """Refuse to go on when the path no longer names the file that was opened; with
+        `abandon` (the caller holds the write lock) close the bank first."""
+        now = _file_identity(self.path)
+        if self._identity is None or now == self._identity:
+            return
+        what = "was removed or renamed" if now is None else "was replaced by another file"
+        if abandon:
+            self._abandon()
+        raise BankReplacedError(
+            f"{self.path.name} {what} while it was open here; nothing more is saved to it.",
+            "What was saved before went to the file as it was when opened. Check which file "
+            "is the bank you want, open it again, and run again (work already saved in it is "
+            "not done twice).",
+        )
+
+    def _abandon(self) -> None:
+        """Close every connection at once, an open transaction rolled back, after moving the
+        -wal's committed pages into the file that was opened. SQLite finds a bank's -wal by
+        its name and, for a file that has moved, neither checkpoints nor deletes it on close
+        (`databaseIsUnmoved`): the file now at the name would be read with this file's pages
+        (scores on other items, broken references). The checkpoint writes them through this
+        connection's own descriptor into the file it opened (wherever it now is) and leaves
+        an empty -wal; the -shm is rebuilt by the next opener."""
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for conn in readers:
+            with suppress(sqlite3.Error):
+                conn.close()
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with suppress(sqlite3.Error):
+                if writer.in_transaction:
+                    writer.execute("ROLLBACK")
+                writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            with suppress(sqlite3.Error):
+                writer.close()
+        self._closed = True
 
     def close(self) -> None:
         """Close every connection; the bank cannot be used afterwards."""
@@ -158,9 +211,13 @@ class ItemBank:
             for conn in readers:
                 conn.close()
             if self._writer is not None:
-                # An optimisation hint; closing must not fail over it.
+                # An optimisation hint; closing must not fail over it. For a file that was
+                # moved or replaced, the -wal is moved into it instead (see `_abandon`).
                 with suppress(sqlite3.Error):
-                    self._writer.execute("PRAGMA optimize")
+                    if self._moved():
+                        self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                    else:
+                        self._writer.execute("PRAGMA optimize")
                 self._writer.close()
                 self._writer = None
 
@@ -207,11 +264,13 @@ class ItemBank:
                 conn.execute("BEGIN IMMEDIATE")
             self._tx_depth, self._tx_thread = 1, threading.get_ident()
             try:
+                self._check_same_file()
                 with translated(self.path):
                     yield conn
+                    self._check_same_file()
                     conn.execute("COMMIT")
             except BaseException:
-                if conn.in_transaction:
+                if not self._closed and conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
             finally:
@@ -246,6 +305,8 @@ class ItemBank:
             raise BankError(f"{self.path.name} has been closed.", "Open the bank again.")
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
+            # No write lock here: the next transaction, or close(), deals with the -wal.
+            self._check_same_file(abandon=False)
             with translated(self.path):
                 conn = connection.connect(
                     self.path, mode="ro" if self.read_only else "rw", immutable=self._immutable
@@ -876,3 +937,12 @@ def duplicate_flag(matches: Sequence[DuplicateMatch]) -> Flag:
 
 def _missing_quiz(quiz_id: int) -> BankError:
     return BankError(f"Quiz {quiz_id} is not in the bank.", "Refresh the list of quizzes.")
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`; None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino

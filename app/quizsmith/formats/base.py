@@ -173,6 +173,18 @@ class Exporter(Format):
         result = ExportResult(Path(path), self.name, seed=seed)
         with atomic_path(Path(path)) as tmp:
             self.write(list(items), tmp, opts, result)
+            if items and not result.count:
+                # Every item was left out (Aiken with only short answers, letters past Z):
+                # an empty file with "done" would be handed out unawares. Raised inside the
+                # block, so the file is not written at all.
+                reasons = "; ".join(str(s).rstrip(".") for s in result.skipped[:3])
+                more = f" (and {len(result.skipped) - 3} more)" if len(result.skipped) > 3 else ""
+                raise FormatError(
+                    f"Nothing to export as {self.title or self.name}: every item was left out "
+                    f"({reasons}{more}).",
+                    "Choose a format that carries these items, or other items.",
+                    file=Path(path),
+                )
         return result
 
     def write(

@@ -78,6 +78,7 @@ def open_template(template: Path | None) -> Any:
             raise FormatError(
                 "The Word template does not exist.", "Check the --template path.", file=path
             )
+        _refuse_a_template_too_big(path)
         try:
             doc = Document(str(path))
         except (PackageNotFoundError, KeyError, ValueError, OSError) as exc:
@@ -99,6 +100,24 @@ def open_template(template: Path | None) -> Any:
         if child.tag != qn("w:sectPr"):
             body.remove(child)
     return doc
+
+
+def _refuse_a_template_too_big(path: Path) -> None:
+    """A template whose parts unpack to gigabytes is refused before python-docx reads it (a
+    0.5 MB template reached 1.08 GB of memory)."""
+    from quizsmith.unpack import zip_problem
+
+    try:
+        problem = zip_problem(path)
+    except (zipfile.BadZipFile, OSError, EOFError):
+        return  # not a zip at all: python-docx's own error says so below
+    if problem:
+        raise FormatError(
+            f"The Word template cannot be used: {problem}.",
+            "Use a template of a few pages and styles (save an empty document with your page "
+            "set-up and styles), or leave out --template to use the built-in one.",
+            file=path,
+        )
 
 
 def _style(doc: Any, name: str) -> Any:

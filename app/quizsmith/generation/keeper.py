@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from quizsmith.bank import BankBusyError, BankError, ItemBank
+from quizsmith.bank import BankBusyError, BankError, BankReplacedError, ItemBank
 from quizsmith.domain import Item
 
 log = logging.getLogger(__name__)
@@ -68,6 +68,14 @@ class ItemKeeper:
             return
         try:
             item.id = self._save(self.bank, item)
+        except BankReplacedError as exc:
+            # Not a moment's lock: the bank is gone from under the run, so the run stops;
+            # the item just made is kept in the rescue file like a refused one.
+            self.unsaved.append(item)
+            self._write_rescue(self.bank)
+            raise BankReplacedError(
+                exc.message, f"{exc.fix} The item made just now is in {self._rescue}."
+            ) from None
         except BankError as exc:
             self.unsaved.append(item)
             self.reason = exc.message

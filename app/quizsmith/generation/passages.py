@@ -31,6 +31,7 @@ from quizsmith.text import (
     decode_text,
     normalise,
 )
+from quizsmith.unpack import zip_problem
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".docx", ".pdf")
 
@@ -51,6 +52,10 @@ _LIGATURES = {
 #: Stop reading a long PDF/Word file once the text is this long: it will be refused anyway, and
 #: extracting a 600-page book would keep the teacher waiting for nothing.
 _EXTRACT_CAP = 2 * MAX_PASSAGE_CHARS
+#: Paragraphs of a Word file read at most (table cells' included, empty ones too): a 50,000-
+#: character passage has a few thousand; a file of 500,000 empty paragraphs fits in 3 KB and
+#: took 76 s to walk.
+_MAX_DOCX_PARAGRAPHS = 20_000
 #: A text file this large is refused before it is read: even with generous whitespace it
 #: cannot fit the limit, and a multi-gigabyte file dropped by mistake must not be loaded.
 _MAX_TEXT_FILE_BYTES = 20 * MAX_PASSAGE_CHARS
@@ -204,13 +209,30 @@ def _read_docx(path: Path) -> tuple[str, str]:
     if not zipfile.is_zipfile(path):
         raise damaged
     try:
+        too_big = zip_problem(path)
+    except (zipfile.BadZipFile, OSError, EOFError):
+        raise damaged from None
+    if too_big:
+        raise PassageError(
+            f"{path.name} cannot be read as a passage: {too_big}.",
+            "Open it in Word and save the part you need as a new document, or paste its text "
+            "instead.",
+        )
+    try:
         document = docx.Document(str(path))
     except Exception:  # python-docx raises KeyError, ValueError, lxml errors ... for bad parts
         raise damaged from None
+    paragraphs = int(document.element.body.xpath("count(.//w:p)"))
+    if paragraphs > _MAX_DOCX_PARAGRAPHS:
+        raise PassageError(
+            f"{path.name} holds {paragraphs:,} paragraphs; a passage may have at most "
+            f"{_MAX_DOCX_PARAGRAPHS:,} (and {MAX_PASSAGE_CHARS:,} characters).",
+            "Split it into sections (a chapter or a few pages each) and import them one at a time.",
+        )
     blocks: list[str] = []
     first_heading = ""
     size = 0
-    for text, is_heading in _docx_blocks(document):
+    for text, is_heading in _docx_blocks(document, {}):
         text = text.strip()
         if not text:
             continue
@@ -224,9 +246,11 @@ def _read_docx(path: Path) -> tuple[str, str]:
     return "\n\n".join(blocks), core_title or first_heading
 
 
-def _docx_blocks(container: Any) -> Iterator[tuple[str, bool]]:
+def _docx_blocks(container: Any, style_names: dict[str, str]) -> Iterator[tuple[str, bool]]:
     """(text, is heading) for each paragraph, and each paragraph of each table cell, in
-    document order. A merged cell is listed once per grid cell it spans; it is read once."""
+    document order. A merged cell is listed once per grid cell it spans; it is read once.
+    `style_names` caches style id -> name: python-docx looks a paragraph's style up in the
+    styles part every time it is asked (most of the time spent on a long document)."""
     from docx.table import Table
 
     for block in container.iter_inner_content():
@@ -238,10 +262,13 @@ def _docx_blocks(container: Any) -> Iterator[tuple[str, bool]]:
                 for cell in row.cells:
                     if cell._tc not in seen:
                         seen.add(cell._tc)
-                        yield from _docx_blocks(cell)
+                        yield from _docx_blocks(cell, style_names)
         else:
-            style = block.style.name if block.style is not None else ""
-            yield block.text, (style or "").startswith(("Heading", "Title"))
+            style_id = block._p.style or ""
+            if style_id not in style_names:
+                style = block.style
+                style_names[style_id] = (style.name if style is not None else "") or ""
+            yield block.text, style_names[style_id].startswith(("Heading", "Title"))
 
 
 # -- PDF -----------------------------------------------------------------------------------------

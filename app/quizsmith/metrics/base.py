@@ -126,6 +126,9 @@ class Metric:
     defaults: ClassVar[dict[str, Any]] = {}
     #: The type of an option whose default (None) does not tell it, e.g. {"flag_below": float}.
     option_types: ClassVar[dict[str, type | tuple[type, ...]]] = {}
+    #: Valid ranges (inclusive) of numeric options, checked with the settings; any number
+    #: must be finite (issue 28).
+    option_ranges: ClassVar[dict[str, tuple[float, float]]] = {}
 
     # How the metric takes part in the app, read from the registry (metrics/registry.py) by
     # the GUI, the CLI's help and the evaluation, so that a new metric needs no edits there.

@@ -335,6 +335,11 @@ class ExamMetric(Metric):
     def features(cls, result: ScoreResult) -> dict[str, float | None]:
         return {"exam": number(result.value)}
 
+    #: Valid ranges of the numeric options (checked with the settings, issue 28).
+    option_ranges: ClassVar[dict[str, tuple[float, float]]] = {
+        "min_margin": (0.0, 1.0),
+        "min_confidence": (0.0, 1.0),
+    }
     defaults: ClassVar[dict[str, Any]] = {
         "min_margin": DEFAULT_MIN_MARGIN,
         "min_confidence": DEFAULT_MIN_CONFIDENCE,

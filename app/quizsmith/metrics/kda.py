@@ -33,6 +33,7 @@ from quizsmith.metrics import evidence_html
 from quizsmith.metrics.base import Metric, MetricContext, below_text
 from quizsmith.metrics.display import Threshold, number
 from quizsmith.metrics.solvers import (
+    EmbeddingSolver,
     Solver,
     SolverOutput,
     SolverSet,
@@ -209,6 +210,15 @@ class KdaMetric(Metric):
         "window_overlap": 1,
     }
 
+    #: Thresholds are shares and probabilities (settings are range-checked when loaded).
+    option_ranges: ClassVar[dict[str, tuple[float, float]]] = {
+        "weak_below": (0.0, 1.0),
+        "good_from": (0.0, 1.0),
+        "two_correct_share": (0.0, 1.0),
+        "never_chosen_below": (0.0, 1.0),
+        "window_overlap": (0, 20),
+    }
+
     def not_applicable(self, item: Item) -> str | None:
         # The fact is what KDA needs; a passage is only its fallback source.
         if item.type not in self.item_types:
@@ -265,6 +275,19 @@ class KdaMetric(Metric):
             return ScoreResult.not_scored(
                 self.name, f"No solver could answer ({reasons}).", model_config=config
             )
+        if self._only_the_embedding_answered(solver_set, pairs, ctx, options):
+            # The embedding solver alone is a similarity measure, not a student: a number
+            # from it would be stored as KDA with the model failures only in the evidence.
+            reasons = "; ".join(
+                f"{k}: {v}" for k, v in skipped.items() if k not in {s.label for s, _, _ in pairs}
+            )
+            return ScoreResult.not_scored(
+                self.name,
+                f"Every model solver failed, and the embedding solver alone is not KDA "
+                f"({reasons}).",
+                model_config=config,
+                evidence={"skipped_solvers": skipped},
+            )
         wof_right = [w.correct(key) for _, w, _ in pairs]
         wf_right = [f.correct(key) for _, _, f in pairs]
         p_wof = [w.probs[key] for _, w, _ in pairs]
@@ -307,6 +330,19 @@ class KdaMetric(Metric):
         return ScoreResult(
             metric=self.name, value=cont, values=values, evidence=evidence, model_config=config
         )
+
+    @staticmethod
+    def _only_the_embedding_answered(
+        solver_set: SolverSet,
+        pairs: list[tuple[Solver, SolverOutput, SolverOutput]],
+        ctx: MetricContext,
+        options: dict[str, Any],
+    ) -> bool:
+        if any(not isinstance(s, EmbeddingSolver) for s, _, _ in pairs):
+            return False
+        embedding_ref = ctx.settings.role("embeddings") if options.get("embedding_solver") else ""
+        asked_models = any(not isinstance(s, EmbeddingSolver) for s in solver_set.solvers)
+        return asked_models or any(ref != embedding_ref for ref in solver_set.skipped)
 
     @staticmethod
     def _row(

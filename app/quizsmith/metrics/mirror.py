@@ -168,6 +168,15 @@ class MirrorMetric(Metric):
     def features(cls, result: ScoreResult) -> dict[str, float | None]:
         return {f"mirror.{c}": number(result.values.get(c)) for c in prompts.CRITERIA}
 
+    #: Valid ranges of the numeric options (checked with the settings, issue 28).
+    option_ranges: ClassVar[dict[str, tuple[float, float]]] = {
+        "max_rounds": (1, 20),
+        "temperature": (0.0, 2.0),
+        "max_tokens": (16, 8192),
+        "retries": (0, 10),
+        "flag_at_or_below": (0, 5),  # 0: never warn (the settings dialog allows it)
+        "context_sentences": (1, 50),
+    }
     defaults: ClassVar[dict[str, Any]] = {
         # The paper's method is the iterative one; "direct" is its baseline (section 4.2).
         "approach": "iterative",

@@ -206,6 +206,14 @@ class MreMetric(Metric):
             found[f"mre.{m}"] = number(result.values.get(f"mre_{m}"))
         return found
 
+    #: Valid ranges of the numeric options (checked with the settings, issue 28).
+    option_ranges: ClassVar[dict[str, tuple[float, float]]] = {
+        "n_paraphrases": (1, 50),
+        "temperature": (0.0, 2.0),
+        "max_tokens": (8, 4096),
+        "min_paraphrases": (1, 50),
+        "flag_below": (0.0, 1.0),
+    }
     defaults: ClassVar[dict[str, Any]] = {
         # The paper's gain saturates near N = 5 paraphrases (section 3.5).
         "n_paraphrases": 5,

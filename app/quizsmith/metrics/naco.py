@@ -227,6 +227,19 @@ class NacoMetric(Metric):
         parts = {f"naco.{p}": number(result.values.get(p)) for p in ("n", "a", "c")}
         return {"naco": number(result.value), **parts}
 
+    #: Valid ranges of the numeric options (checked with the settings, issue 28).
+    option_ranges: ClassVar[dict[str, tuple[float, float]]] = {
+        "expected_complexity": (1, 50),
+        "k_local": (1, 20),
+        "k_api": (1, 20),
+        "temperature": (0.0, 2.0),
+        "fewshot_temperature": (0.0, 2.0),
+        "max_tokens": (16, 8192),
+        "verdict_tokens": (1, 1024),
+        "fewshot_steps_tokens": (1, 1024),
+        "answer_threshold": (0.0, 1.0),
+        "complexity_threshold": (0.0, 1.0),
+    }
     defaults: ClassVar[dict[str, Any]] = {
         # Paper s. 3: "a fair weight 1/3 for each criterion" (n, a, c).
         "weights": [1 / 3, 1 / 3, 1 / 3],

@@ -1,7 +1,8 @@
 """The [metrics] tables of the settings file, checked against the registered metrics.
 
 Each `[metrics.<name>]` table may hold only keys of that metric's `defaults`, each with its
-default's type (`quizsmith.options`); `[metrics.profiles]` maps a model to a prompt profile.
+default's type (`quizsmith.options`), numbers finite and within the metric's
+`option_ranges` where it gives them; `[metrics.profiles]` maps a model to a prompt profile.
 A misspelt metric name or key is a ConfigError naming it, the metric and the valid keys.
 `MetricContext` checks the whole table when it is built, so a scoring job fails once, before
 its first item, instead of marking every item "not scored".
@@ -40,6 +41,7 @@ def check_metric_table(metric: Any, user: Any, settings: Settings) -> None:
         metric.defaults,
         f"{where} (metric {metric.name})",
         types=getattr(metric, "option_types", None),
+        ranges=getattr(metric, "option_ranges", None),
         path=settings.path,
     )
 

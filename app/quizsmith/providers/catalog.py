@@ -91,12 +91,19 @@ def discover_user_models(folders: list[Path]) -> list[CatalogModel]:
                 backend="llamacpp",
                 roles=["generator", "qa", "solvers", "judges", "paraphraser"],
                 family=str(meta.get("general.architecture", "")),
-                size_mb=round(path.stat().st_size / 2**20, 1),
+                size_mb=_size_mb(path),
                 bundled=False,
                 path=path,
                 metadata={**meta, **({"problem": problem} if problem else {})},
             )
     return list(found.values())
+
+
+def _size_mb(path: Path) -> float:
+    try:
+        return round(path.stat().st_size / 2**20, 1)
+    except OSError:  # a link to a file that is gone: listed as unreadable, not a crash
+        return 0.0
 
 
 def all_models(

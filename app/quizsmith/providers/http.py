@@ -15,18 +15,32 @@ httpx's own timeouts bound each socket operation only, so a server dripping one 
 half second kept a request alive for minutes; here every socket read and write is clamped to
 what is left of the try's deadline (`_DeadlineBackend`). An answer larger than
 `max_response_bytes` (after decompression: a gzip bomb counts at its expanded size) is cut off
-and refused. A Retry-After longer than the backoff cap pauses the client once; if the server
-still says "later", every request of this client fails at once until that time instead of
-each one waiting again.
+and refused. The answer is decompressed here, from the raw bytes, at most one megabyte per
+step and never past the limit (`_BoundedDecoder`): httpx expands a whole network chunk through
+every layer of a stacked `Content-Encoding: gzip, gzip` before anyone can count it (a 3.5 KB
+answer reached 4.25 GB), so stacked encodings are refused and the one layer allowed is
+inflated step by step.
+
+Waiting: a Retry-After is read as a number of seconds in [0, one day] (1e20, inf, nan or a
+negative value is not a time to wait: it is clamped or ignored). A Retry-After longer than the
+backoff cap pauses the client once; if the server still says "later", every request of this
+client fails at once until that time instead of each one waiting again. The waits of one
+request add up to at most `backoff_max_s`, and after `GIVE_UP_AFTER` requests in a row that
+failed every try (a 429 or 500 storm, a server that is down) the client sends nothing more
+for `GIVE_UP_FOR_S`, so a run over many items ends in seconds with the reason instead of
+paying the whole backoff for every item.
 """
 
 from __future__ import annotations
 
 import email.utils
 import logging
+import math
 import random
 import threading
 import time
+import zlib
+from collections.abc import Callable
 from typing import Any
 
 from quizsmith.errors import AuthError, ProviderError
@@ -37,9 +51,24 @@ RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 #: Default first backoff step in seconds (doubled per retry, with jitter). A module constant
 #: so tests can shorten it.
 BACKOFF_BASE_S = 0.5
+#: The longest single wait, and the most the waits of one request add up to (seconds).
+BACKOFF_MAX_S = 30.0
 #: The largest answer read (decoded). Chat answers are kilobytes; an echo-logprobs answer
 #: for a 4k-token prompt about 300 KB; an embedding batch a few MB.
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+#: The longest Retry-After honoured, in seconds: anything longer (up to 1e20, or inf) is read
+#: as "a day", which already means "not in this run".
+MAX_RETRY_AFTER_S = 24 * 3600.0
+#: Requests in a row that failed every try before the client stops sending for a while.
+GIVE_UP_AFTER = 3
+#: How long a client that gave up sends nothing (the rest of a CLI run; a GUI session tries
+#: again after it).
+GIVE_UP_FOR_S = 300.0
+#: Decompressed bytes produced per step: the most memory one step can take beyond the answer.
+_INFLATE_STEP = 1024 * 1024
+#: The encodings asked for, and so the only ones decoded (br and zstd are not asked for even
+#: when their packages are installed, so there is one decoder to bound).
+_ACCEPT_ENCODING = "gzip, deflate"
 _SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
 #: The deadline of the try running on this thread (time.monotonic()), read by the socket layer.
 _deadline = threading.local()
@@ -78,7 +107,7 @@ class JsonHttpClient:
         max_retries: int = 4,
         max_concurrency: int = 4,
         backoff_base_s: float | None = None,
-        backoff_max_s: float = 30.0,
+        backoff_max_s: float | None = None,
         key_hint: str = "",
         max_response_bytes: int | None = None,
     ) -> None:
@@ -90,7 +119,7 @@ class JsonHttpClient:
         self.timeout_s = timeout_s
         self.max_retries = max(0, max_retries)
         self.backoff_base_s = BACKOFF_BASE_S if backoff_base_s is None else backoff_base_s
-        self.backoff_max_s = backoff_max_s
+        self.backoff_max_s = BACKOFF_MAX_S if backoff_max_s is None else backoff_max_s
         self.key_hint = key_hint  # e.g. "quizsmith key set myserver", for 401 messages
         self.max_response_bytes = max_response_bytes or MAX_RESPONSE_BYTES
         # Header values that carry a key, masked should a server echo them anywhere.
@@ -101,9 +130,10 @@ class JsonHttpClient:
         self._paused_once = False
         self._later_until = 0.0
         self._later_error: HttpError | None = None
+        self._failed_in_row = 0
         limits = httpx.Limits(max_connections=max(1, max_concurrency))
         self._client = httpx.Client(
-            headers=headers or {},
+            headers={"accept-encoding": _ACCEPT_ENCODING, **(headers or {})},
             timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)),
             limits=limits,
             transport=_deadline_transport(limits),
@@ -138,7 +168,10 @@ class JsonHttpClient:
         last_problem = ""
         last_status: int | None = None
         last_detail = ""
+        waited = 0.0
+        tries = 0
         for attempt in range(max_retries + 1):
+            tries = attempt + 1
             self._refuse_if_told_to_wait()
             retry_after = None
             try:
@@ -165,6 +198,8 @@ class JsonHttpClient:
                 ) from None
             else:
                 if status < 400:
+                    with self._later_lock:
+                        self._failed_in_row = 0
                     return self._json_answer(status, body)
                 if status in (401, 403):
                     raise AuthError(
@@ -192,10 +227,14 @@ class JsonHttpClient:
                 retry_after = headers.get("retry-after")
             if attempt < max_retries:
                 delay = self._delay_or_give_up(attempt, retry_after, last_status, last_detail)
+                if waited + delay > self.backoff_max_s and waited > 0:
+                    # The waits of one request never add up to more than the cap: four
+                    # Retry-After: 29 cost 116 s per item before.
+                    break
                 log.info("%s %s; retry %d in %.2fs", shown_url, last_problem, attempt + 1, delay)
                 time.sleep(delay)
-        tries = max_retries + 1
-        raise HttpError(
+                waited += delay
+        error = HttpError(
             f"The server at {self.base_url} {last_problem} after {tries} "
             f"{'try' if tries == 1 else 'tries'}" + (f": {last_detail}" if last_detail else "."),
             "Try again later, raise timeout_s, or lower max_concurrency for this endpoint.",
@@ -203,6 +242,28 @@ class JsonHttpClient:
             detail=last_detail,
             retryable=True,
         )
+        self._count_failure(error)
+        raise error
+
+    def _count_failure(self, error: HttpError) -> None:
+        """After GIVE_UP_AFTER requests in a row failed every try, send nothing for a while."""
+        with self._later_lock:
+            self._failed_in_row += 1
+            if self._failed_in_row < GIVE_UP_AFTER:
+                return
+            self._failed_in_row = 0
+            self._later_until = time.monotonic() + GIVE_UP_FOR_S
+            self._later_error = HttpError(
+                f"The server at {self.base_url} failed {GIVE_UP_AFTER} requests in a row "
+                f"(the last: {error.message.removeprefix(f'The server at {self.base_url} ')}); "
+                f"no more requests are sent to it for {_duration(GIVE_UP_FOR_S)}.",
+                "Check that the server is running and not over its rate limit, then run again "
+                f"(after {time.strftime('%H:%M', time.localtime(time.time() + GIVE_UP_FOR_S))}"
+                " in the desktop app).",
+                status=error.status,
+                detail=error.detail,
+            )
+            log.warning("%s", self._later_error.message)
 
     def _one_try(self, url: str, payload: dict[str, Any]) -> tuple[int, Any, bytes]:
         """(status, headers, body) of one request, the whole of it within timeout_s."""
@@ -212,15 +273,22 @@ class JsonHttpClient:
                 declared = response.headers.get("content-length", "")
                 if declared.isdigit() and int(declared) > self.max_response_bytes:
                     raise self._too_large()
+                decoder = _BoundedDecoder(
+                    response.headers.get("content-encoding", ""),
+                    self.max_response_bytes,
+                    self._too_large,
+                    self.base_url,
+                )
                 chunks: list[bytes] = []
-                size = 0
-                # Decoded bytes are counted: a small gzip body that expands to a gigabyte
-                # is stopped at the limit, not after it has filled the memory.
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > self.max_response_bytes:
+                raw_size = 0
+                # Raw bytes are decoded here, so every decoded byte is counted as it is made:
+                # a small gzip body that expands to a gigabyte is stopped at the limit.
+                for raw in response.iter_raw():
+                    raw_size += len(raw)
+                    if raw_size > self.max_response_bytes:
                         raise self._too_large()
-                    chunks.append(chunk)
+                    chunks.extend(decoder.feed(raw))
+                chunks.extend(decoder.finish())
                 return response.status_code, response.headers, b"".join(chunks)
         finally:
             _deadline.value = None
@@ -272,6 +340,7 @@ class JsonHttpClient:
         wait = _parse_retry_after(retry_after)
         if wait is None or wait <= self.backoff_max_s:
             return self._delay(attempt, retry_after)
+        resume_format = "%H:%M" if wait < 12 * 3600 else "%a %H:%M"
         with self._later_lock:
             if not self._paused_once:
                 self._paused_once = True
@@ -283,7 +352,7 @@ class JsonHttpClient:
                     self.backoff_max_s,
                 )
                 return self.backoff_max_s
-            resume = time.strftime("%H:%M", time.localtime(time.time() + wait))
+            resume = time.strftime(resume_format, time.localtime(time.time() + wait))
             self._later_until = time.monotonic() + wait
             self._later_error = HttpError(
                 f"The server at {self.base_url} asks to wait {_duration(wait)} before the "
@@ -321,20 +390,106 @@ def _header_secrets(headers: dict[str, str]) -> list[str]:
 
 
 def _parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date."""
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date, in
+    [0, MAX_RETRY_AFTER_S]. None (use the client's own backoff) for what is not a time to
+    wait: nan, a negative number, text. 1e20 and inf are "a day": the server means "not now"."""
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        seconds = math.nan
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, OverflowError, IndexError):
+            return None
+        if when.tzinfo is None:
+            return None
+        return min(MAX_RETRY_AFTER_S, max(0.0, when.timestamp() - time.time()))
+    if math.isnan(seconds) or seconds < 0:
         return None
-    if when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - time.time())
+    return min(MAX_RETRY_AFTER_S, seconds)
+
+
+class _BoundedDecoder:
+    """The body of an answer decoded from its raw bytes, never more than `limit` bytes.
+
+    One content coding (gzip or deflate, the ones asked for) or none. Each step inflates at
+    most `_INFLATE_STEP` bytes and counts them before the next, so memory stays near the limit
+    whatever the compression ratio. Stacked codings (`gzip, gzip`) are refused: a server has
+    no reason to send them and each layer multiplies the ratio (about 1,000 per layer).
+    """
+
+    def __init__(
+        self, header: str, limit: int, too_large: Callable[[], HttpError], base_url: str
+    ) -> None:
+        codings = [c.strip().lower() for c in header.split(",")]
+        codings = [c for c in codings if c and c != "identity"]
+        self._limit, self._too_large, self._base_url = limit, too_large, base_url
+        self._size = 0
+        self._deflate_raw_tried = False
+        self._z: Any = None
+        if len(codings) > 1:
+            raise HttpError(
+                f"The server at {base_url} sent an answer compressed {len(codings)} times over "
+                f"(Content-Encoding: {header.strip()[:80]}); it was not read.",
+                "Check the server and any proxy between you and it: an answer is compressed "
+                "once (gzip) or not at all.",
+            )
+        if codings and codings[0] not in ("gzip", "x-gzip", "deflate"):
+            raise HttpError(
+                f"The server at {base_url} sent an answer in an encoding that was not asked "
+                f"for (Content-Encoding: {header.strip()[:80]}); it was not read.",
+                "Check the server and any proxy between you and it.",
+            )
+        self._coding = codings[0] if codings else ""
+        if self._coding in ("gzip", "x-gzip"):
+            self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif self._coding == "deflate":
+            self._z = zlib.decompressobj()
+
+    def _damaged(self) -> HttpError:
+        return HttpError(
+            f"The server at {self._base_url} sent an answer that cannot be decoded "
+            "(damaged compression).",
+            "Check any proxy between you and the server, and try again.",
+        )
+
+    def _count(self, piece: bytes) -> bytes:
+        self._size += len(piece)
+        if self._size > self._limit:
+            raise self._too_large()
+        return piece
+
+    def feed(self, data: bytes) -> list[bytes]:
+        if self._z is None:
+            return [self._count(data)]
+        out: list[bytes] = []
+        original = data
+        try:
+            while True:
+                step = min(self._limit - self._size + 1, _INFLATE_STEP)
+                before = len(data)
+                piece = self._z.decompress(data, step)
+                data = self._z.unconsumed_tail
+                out.append(self._count(piece))
+                if len(piece) < step and not data:
+                    return out
+                if not piece and len(data) == before:
+                    return out  # no progress possible (a stream that has ended)
+        except zlib.error:
+            if self._coding == "deflate" and not self._deflate_raw_tried and not self._size:
+                # "deflate" is sent both zlib-wrapped (the standard) and raw (old servers).
+                self._deflate_raw_tried = True
+                self._z = zlib.decompressobj(-zlib.MAX_WBITS)
+                return self.feed(original)
+            raise self._damaged() from None
+
+    def finish(self) -> list[bytes]:
+        if self._z is None:
+            return []
+        # Whatever zlib still holds comes out in bounded steps too.
+        return self.feed(b"")
 
 
 def _duration(seconds: float) -> str:

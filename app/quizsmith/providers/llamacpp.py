@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import copy
 import json
+import logging
 import os
 import threading
 import time
@@ -102,6 +103,7 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int, n_seq: int = 1) -> _Loa
     """The loaded model for these settings, shared by every provider that asks for them.
     `n_seq` > 1 (batched option scoring, off by default) is a context of its own: the
     default path keeps llama-cpp-python's own one-sequence context, untouched."""
+    n_ctx = within_trained_context(path, n_ctx)
     key = (str(path.resolve()), n_ctx, n_threads, n_seq)
     with _models_lock:
         loaded = _models.get(key)
@@ -144,6 +146,29 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int, n_seq: int = 1) -> _Loa
             atexit.register(unload_all)
         _models[key] = loaded
         return loaded
+
+
+def within_trained_context(path: Path, n_ctx: int) -> int:
+    """`n_ctx` capped at the context the model was trained on, read from its GGUF header
+    before loading: llama.cpp allocates the whole KV cache for what it is given (n_ctx =
+    131072 took 6.2 GB and crashed for a model trained on 8,192) and only then would the
+    cap apply. A header that does not say leaves `n_ctx` as it is."""
+    from quizsmith.providers.gguf_header import read_general_metadata
+
+    try:
+        meta = read_general_metadata(path)
+    except ModelNotFoundError:
+        return n_ctx  # llama.cpp's own load says what is wrong with the file
+    trained = [v for k, v in meta.items() if k.endswith(".context_length")]
+    if not trained or not isinstance(trained[0], int) or not 0 < trained[0] < n_ctx:
+        return n_ctx
+    logging.getLogger(__name__).warning(
+        "n_ctx = %d in settings is more than %s was trained on; using %d tokens.",
+        n_ctx,
+        path.name,
+        trained[0],
+    )
+    return int(trained[0])
 
 
 def _allow_sequences(llm: Any, n_seq: int) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 
 from quizsmith import settings as settings_mod
-from quizsmith.errors import ConfigError
+from quizsmith.errors import ConfigError, ModelNotFoundError
 from quizsmith.providers import catalog, registry
 from quizsmith.providers.base import Provider
 
@@ -47,6 +47,12 @@ def _build(ref: str, s: settings_mod.Settings) -> Provider:
         return registry.get(endpoint.provider).from_endpoint(endpoint)
     # Each kind builds itself from the settings it needs (`Provider.from_catalog`).
     model = catalog.find(ref, catalog.all_models(s.model_dirs))
+    problem = model.metadata.get("problem")
+    if problem:
+        # A file listed as unreadable is never handed to llama.cpp.
+        raise ModelNotFoundError(
+            str(problem), "Choose another model for this role, or replace the file."
+        )
     return registry.get(model.backend).from_catalog(model, catalog.locate(model), s)
 
 

@@ -233,6 +233,8 @@ class OverallMetric(Metric):
             return {}
         return {f"sig.{name}": number(signals.get(name)) for name in ALL_SIGNALS}
 
+    #: Valid ranges of the numeric options (checked with the settings, issue 28).
+    option_ranges: ClassVar[dict[str, tuple[float, float]]] = {"weak_threshold": (0.0, 1.0)}
     defaults: ClassVar[dict[str, Any]] = {
         # Chosen on QGEval + the NACo variants out of fold (docs/evaluation.md, "Flags"): below
         # 0.4, 67% of QGEval items were rejected by people (0.5: 60%, 0.3: 75%); the highest
