@@ -29,3 +29,19 @@ def test_a_misspelt_metric_option_is_shown_at_start(
     assert len(shown) == 1
     assert "weak_bellow" in shown[0] and "weak_below" in shown[0]
     assert not (tmp_path / "bank.sqlite").exists()
+
+
+def test_threshold_boxes_offer_only_the_metric_s_own_range(qtbot: Any, tmp_path: Any) -> None:
+    """A threshold typed in the dialog must be one the settings file accepts when read back
+    (issue 28: every number is range-checked at load)."""
+    from quizsmith.gui.settings_dialog import SettingsDialog
+    from quizsmith.gui.worker import JobRunner
+    from quizsmith.metrics import registry
+    from quizsmith.settings import Settings
+
+    dialog = SettingsDialog(Settings(path=tmp_path / "settings.toml"), JobRunner())
+    qtbot.addWidget(dialog)
+    assert dialog.threshold_spins
+    for (metric, key), spin in dialog.threshold_spins.items():
+        low, high = registry.get(metric).option_ranges.get(key, (0.0, 5.0))
+        assert (spin.minimum(), spin.maximum()) == (low, high), (metric, key)

@@ -270,7 +270,10 @@ class SettingsDialog(QDialog):
         for metric, threshold in registry.threshold_fields():
             opts = metric_options(metric, self.settings)
             spin = QDoubleSpinBox()
-            spin.setRange(0.0, 5.0)
+            # The metric's own range for this option (the settings file is checked against
+            # it when read, so the dialog must not offer a value that would be refused).
+            low, high = registry.get(metric).option_ranges.get(threshold.key, (0.0, 5.0))
+            spin.setRange(float(low), float(high))
             spin.setSingleStep(0.05)
             spin.setDecimals(2)
             spin.setSpecialValueText("off")  # 0 shows as "off" for optional thresholds
