@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.support.texts import WAR
 
 from quizsmith.generation.sentences import split_sentences
 from quizsmith.generation.targets import (
@@ -232,16 +233,6 @@ def test_concepts_use_the_passages_spelling_and_skip_invented_ones() -> None:
     ]
     assert found[0].score > found[1].score
     assert_consistent(PASSAGE, found)
-
-
-WAR = (
-    "Archduke Franz Ferdinand was shot in Sarajevo on 28 June 1914. "
-    "Austria-Hungary declared war on Serbia on 28 July 1914. "
-    "Germany declared war on Russia on 1 August 1914. "
-    "Britain entered the war on 4 August 1914 after Germany invaded Belgium. "
-    "The alliance system turned a local quarrel into a European war. "
-    "Millions of soldiers were mobilised within weeks."
-)
 
 
 def test_a_new_run_asks_about_other_facts_first_then_other_answers() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.texts import WAR
 
 from quizsmith.bank.errors import BankError
 from quizsmith.bank.store import ItemBank
@@ -113,16 +114,6 @@ def test_generate_again_avoids_every_question_the_bank_has_for_the_passage(
     fresh = bank.add_passage(Passage(text="Rivers carry water to the sea.", title="Rivers"))
     assert new_questions_request(bank, fresh, request) == request
     assert new_questions_request(bank, None, request) == request
-
-
-WAR = (
-    "Archduke Franz Ferdinand was shot in Sarajevo on 28 June 1914. "
-    "Austria-Hungary declared war on Serbia on 28 July 1914. "
-    "Germany declared war on Russia on 1 August 1914. "
-    "Britain entered the war on 4 August 1914 after Germany invaded Belgium. "
-    "The alliance system turned a local quarrel into a European war. "
-    "Millions of soldiers were mobilised within weeks."
-)
 
 
 @pytest.mark.slow

@@ -11,7 +11,9 @@ import struct
 import time
 import tracemalloc
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,18 +68,25 @@ HOSTILE_GGUF = {
 }
 
 
+def raised_with_peak(error: type[Exception], call: Callable[[], object]) -> tuple[Any, int]:
+    """The error `call` raises (pytest's ExceptionInfo) and the peak of memory Python
+    allocated meanwhile (tracemalloc), so a test can say a hostile file was refused cheaply."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(error) as caught:
+            call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return caught, peak
+
+
 @pytest.mark.parametrize("case", HOSTILE_GGUF)
 def test_a_hostile_gguf_header_is_unreadable_not_a_crash(case: str, tmp_path: Path) -> None:
     path = tmp_path / "evil.gguf"
     path.write_bytes(HOSTILE_GGUF[case]())
     started = time.monotonic()
-    tracemalloc.start()
-    try:
-        with pytest.raises(ModelNotFoundError) as caught:
-            read_general_metadata(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    caught, peak = raised_with_peak(ModelNotFoundError, lambda: read_general_metadata(path))
     assert "evil.gguf" in caught.value.message and caught.value.fix
     assert time.monotonic() - started < 5
     assert peak < 16 * MB, peak
@@ -152,13 +161,7 @@ def test_a_docx_bomb_as_a_passage_is_refused_before_it_is_unpacked(tmp_path: Pat
     bomb = _docx_with(tmp_path, "bomb.docx", "word/document.xml", 512 * MB, b"<w:p/>")
     assert bomb.stat().st_size < 2 * MB
     started = time.monotonic()
-    tracemalloc.start()
-    try:
-        with pytest.raises(PassageError) as caught:
-            load_passage(bomb)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    caught, peak = raised_with_peak(PassageError, lambda: load_passage(bomb))
     assert "bomb.docx" in caught.value.message
     assert "word/document.xml expands to 512 MB of text" in caught.value.message
     assert caught.value.fix
