@@ -348,12 +348,30 @@ def _cmd_score(args: argparse.Namespace) -> int:
     )
     for stem, reason in not_scored[:10]:
         print(f"  not scored: {stem[:60]!r}: {reason}")
+    _print_reasons(written)
     _print_flags(written)
     if interrupted:
         print("Stopped by Ctrl-C; finished scores were kept.", file=sys.stderr)
         return 130
     failed = [s for s in written if not s.result.scored and not _not_applicable(s.result)]
     return EXIT_INCOMPLETE if failed else 0
+
+
+def _print_reasons(written: list[Any], most: int = 20) -> None:
+    """Each score's main reason where its metric gives one (the overall estimate: the
+    signal that moved it most), so a number never comes without its why."""
+    from quizsmith.metrics import registry
+
+    lines = []
+    for step in written:
+        result = step.result
+        if result.scored and (reason := registry.get(result.metric).chip_reason(result)):
+            chip = registry.get(result.metric).chip_text(result)
+            lines.append(f"  {result.metric} {chip} {step.item.stem[:60]!r}: mostly, {reason}")
+    for line in lines[:most]:
+        print(line)
+    if len(lines) > most:
+        print(f"  ... and {len(lines) - most} more (the evidence in --out or the bank has all)")
 
 
 def _print_flags(written: list[Any]) -> None:

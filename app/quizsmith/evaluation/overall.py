@@ -45,6 +45,7 @@ import numpy as np
 from quizsmith.domain import ScoreResult, utc_now
 from quizsmith.errors import QuizsmithError
 from quizsmith.evaluation.records import EvalRecord
+from quizsmith.quality.explain import reference_values
 from quizsmith.quality.features import FEATURES, all_feature_names, overall_features
 
 # The model's home is quality/overall_model.py (the app loads and predicts with it there);
@@ -315,8 +316,22 @@ def fit_overall(
         },
         "cv": cv,
         "single_features": single,
+        # What an item's value is compared with when the estimate explains itself.
+        "reference_values": reference_values(
+            [overall_features(sc) for sc in _scores_of(data.records, records, scores)], used
+        ),
     }
     return OverallModel(estimator, used, info, features=columns)
+
+
+def _scores_of(
+    kept: Sequence[EvalRecord],
+    records: Sequence[EvalRecord],
+    scores: Sequence[Mapping[str, ScoreResult]],
+) -> list[Mapping[str, ScoreResult]]:
+    """The scores of the records training_data kept (the ones with a target and features)."""
+    by_id = {id(r): s for r, s in zip(records, scores, strict=True)}
+    return [by_id[id(r)] for r in kept]
 
 
 def _version() -> str:

@@ -126,6 +126,8 @@ def _tooltip(item: Item, cls: type[Metric], metric: str, result: ScoreResult) ->
     lines = [f"{_title(cls, metric)} {cls.chip_text(result)}"]
     if cls.description:
         lines[0] += f": {cls.description}"
+    if result.scored and (reason := cls.chip_reason(result)):
+        lines.append(f"Mostly because {reason}.")
     flags = [f for f in item.flags if f.metric == metric]
     for flag in sorted(flags, key=lambda f: -SEVERITY_WEIGHT.get(f.severity, 1.0)):
         lines.append(f"• {SEVERITY_WORDS.get(flag.severity, flag.severity)}: {flag.message}")

@@ -220,6 +220,12 @@ class Metric:
         return generic_evidence_html(result)
 
     @classmethod
+    def chip_reason(cls, result: ScoreResult) -> str | None:
+        """The main reason for this score in a teacher's words, for the chip's tooltip and
+        the CLI (None: the number and the flags say it all)."""
+        return None
+
+    @classmethod
     def features(cls, result: ScoreResult) -> dict[str, float | None]:
         """Values of `feature_names` and `reference_feature_names` from a scored result."""
         return {}

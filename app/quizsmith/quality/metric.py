@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from quizsmith.domain import ONE_DISTRACTOR, Flag, Item, ScoreResult, distractor_warning
 from quizsmith.errors import QuizsmithError
 from quizsmith.metrics.base import Metric, MetricContext, below_text
-from quizsmith.metrics.display import esc, generic_evidence_html, number
+from quizsmith.metrics.display import esc, number
 from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its base model
 from quizsmith.providers.base import Provider
 from quizsmith.quality.reader import READER_SIGNALS, reader_signals
@@ -221,9 +221,35 @@ class OverallMetric(Metric):
 
     @classmethod
     def evidence_html(cls, result: ScoreResult) -> str:
+        """The estimate, what moved it most (quality/explain.py), and where it comes from;
+        the raw model outputs (p_accept, n_features) are no words for a teacher."""
+        parts = [f"<p>Estimated chance you accept this item: <b>{cls.chip_text(result)}</b>.</p>"]
+        reasons = result.evidence.get("reasons") or []
+        if reasons:
+            items = "".join(f"<li>{esc(str(r.get('text', '')))}</li>" for r in reasons)
+            parts.append(f"<p>What moved it most:</p><ul>{items}</ul>")
+        else:
+            parts.append(
+                "<p>This model keeps no typical values to compare with, so it cannot say "
+                "which signals moved the estimate.</p>"
+            )
+        used = result.values.get("n_features")
+        if isinstance(used, int | float):
+            parts.append(
+                f"<p>From {int(used)} signals of the question, the key and the passage, "
+                "weighed by a model fitted on how people rated such questions.</p>"
+            )
         note = result.evidence.get("note")
-        extra = f"<p><i>{esc(str(note))}</i></p>" if note else ""
-        return generic_evidence_html(result) + extra
+        if note:
+            parts.append(f"<p><i>{esc(str(note))}</i></p>")
+        return "".join(parts)
+
+    @classmethod
+    def chip_reason(cls, result: ScoreResult) -> str | None:
+        reasons = result.evidence.get("reasons") or []
+        if not reasons or not isinstance(reasons[0], dict):
+            return None
+        return str(reasons[0].get("text") or "") or None
 
     @classmethod
     def features(cls, result: ScoreResult) -> dict[str, float | None]:

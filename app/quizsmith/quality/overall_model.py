@@ -237,6 +237,25 @@ class OverallModel:
         return target, sidecar
 
     # -- prediction ---------------------------------------------------------------------------
+    def reasons(
+        self, scores: Mapping[str, ScoreResult], feats: Mapping[str, float | None], k: int = 3
+    ) -> list[dict[str, Any]]:
+        """The signals that moved this item's estimate most, in words (quality/explain.py);
+        empty for a model fitted before its training medians were kept."""
+        from quizsmith.quality.explain import explain
+
+        references = self.info.get("reference_values")
+        if not isinstance(references, dict):
+            return []
+        return explain(
+            lambda rows: _proba(self.estimator, feature_matrix(rows, self.features)),
+            feats,
+            self.used,
+            references,
+            k,
+            _reader_answer(scores),
+        )
+
     def predict(self, item: Item | Mapping[str, ScoreResult]) -> ScoreResult:
         scores = item.scores if isinstance(item, Item) else item
         feats = overall_features(scores)
@@ -257,6 +276,7 @@ class OverallModel:
                 model_config=config,
             )
         prob = float(_proba(self.estimator, feature_matrix([feats], self.features))[0])
+        reasons = self.reasons(scores, feats)
         return ScoreResult(
             metric="overall",
             value=min(1.0, max(0.0, prob)),
@@ -264,10 +284,17 @@ class OverallModel:
             evidence={
                 "features": {f: feats[f] for f in present},
                 "missing": [f for f in self.used if feats.get(f) is None],
+                "reasons": reasons,
             },
             model_config=config,
             created=utc_now(),
         )
+
+
+def _reader_answer(scores: Mapping[str, ScoreResult]) -> str | None:
+    signals = scores.get("signals")
+    answer = signals.evidence.get("reader_answer") if signals is not None else None
+    return answer if isinstance(answer, str) else None
 
 
 class BlendClassifier:
