@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import git_revision, machine, write_results
-from judgement import SHARED, group_table, interleaved_qgeval, with_ci
+from judgement import SHARED, group_table, interleaved_qgeval, pearson, with_ci
 from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
 from quizsmith.providers import catalog
 from quizsmith.providers.llamacpp import LlamaCppProvider
@@ -197,6 +197,13 @@ def report(args: argparse.Namespace) -> None:
             + " / ".join(f"{above[k]:.2f}" for k in above)
             + " |"
         )
+    gain = fitted["gain_blend"]
+    md += [
+        "",
+        f"Adding the reader signals to the light ones (blend, paired on the same items): r "
+        f"{gain['value']:+.3f} [{gain['ci95_by_passage'][0]:+.2f}, "
+        f"{gain['ci95_by_passage'][1]:+.2f}].",
+    ]
     flag = fitted["reader_differs"]
     md += [
         "",
@@ -305,6 +312,18 @@ def fit(args: argparse.Namespace) -> dict[str, Any]:
                 "variants": group_table(base.records, oof) if (~qg).any() else None,
             }
     out["fits"] = fits
+    # The gain of adding the reader, paired on the same out-of-fold items: the interval of
+    # the difference in r, passages resampled (the two r's intervals overlap either way).
+    paired = {
+        name: out_of_fold(sets[name], folds, 0, "blend")
+        for name in ("light signals", "light + reader signals")
+    }
+    out["gain_blend"] = with_ci(
+        np.vstack([paired["light + reader signals"][qg], paired["light signals"][qg]]).T,
+        y[qg].astype(float),
+        lambda a, b: pearson(a[:, 0], b) - pearson(a[:, 1], b),
+        groups=groups[qg],
+    )
     read = {
         r.record_id: s["signals"].values["reader_f1"]
         for r, s in zip(sets["records"], sets["scores"], strict=True)
@@ -348,6 +367,26 @@ def ship(args: argparse.Namespace, fitted: dict[str, Any]) -> dict[str, Any]:
             "cv": model.info["cv"]}  # fmt: skip
 
 
+def light_references(args: argparse.Namespace) -> dict[str, Any]:
+    """Give the shipped light model the typical values its explanations compare with
+    (quality/explain.py): the medians of its features over these items' light signals. It
+    was fitted before fit_overall kept them; its estimator is not touched."""
+    from quizsmith.quality.explain import reference_values
+    from quizsmith.quality.features import overall_features
+    from quizsmith.quality.overall_model import OverallModel, shipped_model_path
+
+    sets = training_sets(args)
+    model = OverallModel.load(shipped_model_path("light"))
+    rows = [overall_features(s) for s in sets["scores"]]
+    model.info["reference_values"] = reference_values(rows, model.used)
+    model.info["reference_values_from"] = (
+        f"the light signals of {len(rows)} items: QGEval's first {args.passages} passages "
+        f"interleaved + {args.variant_groups} NACo-variant groups (bench/standard_reader.py)"
+    )
+    saved, _ = model.save(shipped_model_path("light"))
+    return {"path": str(saved), "reference_values": model.info["reference_values"]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--passages", type=int, default=24)
@@ -360,6 +399,11 @@ def main() -> None:
         "--ship", action="store_true", help="with --report: write the standard overall model"
     )
     parser.add_argument(
+        "--light-references",
+        action="store_true",
+        help="give the shipped light model its typical values (for its explanations)",
+    )
+    parser.add_argument(
         "--variants", action="store_true", help="fill the variant groups instead of QGEval"
     )
     args = parser.parse_args()
@@ -367,7 +411,9 @@ def main() -> None:
     args.shard = (int(k), int(n or 1))
     if not 0 <= args.shard[0] < args.shard[1]:
         parser.error("--shard K/N needs 0 <= K < N")
-    if args.report:
+    if args.light_references:
+        print(json.dumps(light_references(args), indent=2))
+    elif args.report:
         report(args)
     else:
         fill(args)

@@ -101,15 +101,48 @@ def test_naco_scores_with_the_papers_prompt_on_the_1_5b_model(standard: Settings
     assert 0.0 <= float(result.value or 0.0) <= 1.0
 
 
-def test_the_overall_estimate_on_standard_reads_the_light_models_signals(
-    standard: Settings,
-) -> None:
+def test_the_overall_estimate_on_standard_reads_the_1_5b_reader(standard: Settings) -> None:
+    """The standard model (resources/overall_model_standard.joblib) reads the light models'
+    likelihood signals and the 1.5B model's reading of the passage, and says why."""
     from quizsmith.quality.metric import OverallMetric
 
-    result = OverallMetric().score(_item(), MetricContext(settings=standard))
+    item = _item()
+    metric = OverallMetric()
+    result = metric.score(item, MetricContext(settings=standard))
     assert result.scored, result.not_scored_reason
     assert result.model_config["profile"] == "standard"
+    assert result.model_config["signals_from"] == "standard"
+    assert "note" not in result.evidence
+    signals = result.evidence["signals"]
+    assert signals["reader_f1"] == 1.0  # it answers "evaporation", the key
+    assert "evaporation" in result.evidence["signals_evidence"]["reader_answer"].lower()
+    assert signals["reader_key_lp"] <= 0.0
+    assert result.evidence["reasons"] and metric.chip_reason(result)
+    assert not [f for f in metric.flags(result, {}) if f.code == "reader-differs"]
+
+    wrong = _item()
+    wrong.key = "melting"
+    wrong.options = [Option(t, t == "melting", i) for i, t in enumerate(["melting", "rain"])]
+    flagged = metric.score(wrong, MetricContext(settings=standard))
+    assert flagged.scored and flagged.evidence["signals"]["reader_f1"] == 0.0
+    (flag,) = [f for f in metric.flags(flagged, {}) if f.code == "reader-differs"]
+    assert flag.severity == "warning" and "evaporation" in flag.message.lower()
+
+
+def test_without_its_own_model_the_standard_profile_says_it_uses_the_light_one(
+    standard: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from quizsmith.quality import overall_model
+    from quizsmith.quality.metric import OverallMetric
+
+    real = overall_model.shipped_model_path
+
+    def only_light(profile: str | None = "light"):
+        return real("light") if profile == "light" else tmp_path / "none.joblib"
+
+    monkeypatch.setattr(overall_model, "shipped_model_path", only_light)
+    result = OverallMetric().score(_item(), MetricContext(settings=standard))
+    assert result.scored, result.not_scored_reason
     assert result.model_config["signals_from"] == "light"
     assert "no overall model has been fitted for the standard profile" in result.evidence["note"]
-    signals = result.evidence["signals_evidence"]
-    assert STANDARD_MODEL not in str(signals) and "qwen" not in str(signals).lower()
+    assert result.evidence["signals"].get("reader_f1") is None
