@@ -136,17 +136,29 @@ def test_the_evaluation_cache_key_of_the_light_profile_is_unchanged() -> None:
     assert PROFILE_ROLES["light"] is DEFAULT_ROLES
 
 
-def test_the_standard_profile_uses_the_light_overall_model_until_it_has_its_own() -> None:
+def test_each_profile_uses_its_own_overall_model_and_standard_falls_back_to_light(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from quizsmith.quality import overall_model
     from quizsmith.quality.overall_model import (
         active_model_path,
         shipped_model_path,
         signals_profile,
     )
 
-    assert not shipped_model_path("standard").exists()
-    assert signals_profile("standard") == "light"
-    assert active_model_path("standard") == shipped_model_path("light")
+    assert shipped_model_path("standard").exists()  # fitted on the reader's signals
+    assert signals_profile("standard") == "standard"
+    assert active_model_path("standard") == shipped_model_path("standard")
     assert signals_profile("light") == "light"
+    # Without its own file the standard profile is estimated by the light model.
+    real = overall_model.shipped_model_path
+    monkeypatch.setattr(
+        overall_model,
+        "shipped_model_path",
+        lambda profile="light": real("light") if profile == "light" else tmp_path / "no.joblib",
+    )
+    assert signals_profile("standard") == "light"
+    assert active_model_path("standard") == real("light")
 
 
 def _toml(value: object) -> str:
