@@ -99,7 +99,10 @@ def build_sample_bank(path: Path, score: bool) -> None:
         if score:
             settings = Settings(n_threads=1)
             run_to_end(
-                score_and_store_job(bank, ids, ("naco", "kda", "exam"), settings)(CancelToken())
+                # Overall last: it reads the others, and its evidence says what moved it.
+                score_and_store_job(bank, ids, ("naco", "kda", "exam", "overall"), settings)(
+                    CancelToken()
+                )
             )
         bank.review(ids[0], "accept")
         bank.create_quiz("Week 3: plants", ids[:3])
