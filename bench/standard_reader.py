@@ -1,8 +1,8 @@
 """Does the standard profile's reader (Qwen2.5-Coder-1.5B-Instruct) see what raters see?
 
-    .venv/bin/python bench/standard_reader.py --passages 24 --shard 0/2 &   # fill, one
-    .venv/bin/python bench/standard_reader.py --passages 24 --shard 1/2      # thread each
-    .venv/bin/python bench/standard_reader.py --passages 24 --report
+    .venv/bin/python bench/standard_reader.py --passages 40 --shard 0/2 &   # fill, one
+    .venv/bin/python bench/standard_reader.py --passages 40 --shard 1/2      # thread each
+    .venv/bin/python bench/standard_reader.py --passages 40 --report
 
 A pilot for issue 26's judgement study, which needs the whole of QGEval on the 1.5B model
 (hours on 2 cores). On the first N passages of bench/judgement.py's interleaved QGEval order
@@ -16,6 +16,11 @@ questions:
   "Text: passage / Question: q / Answer:" (a KDA-style likelihood);
 - `reader_key_gain`: that minus the key's mean log-probability after a question that asks
   nothing (does *this question* point at the key?).
+
+`--variants` fills the NACo-variant groups bench/judgement.py uses (`--variant-groups`);
+`--report --ship` also fits the standard profile's overall model on light + reader signals
+and writes resources/overall_model_standard.joblib; `--light-references` gives the shipped
+light model the typical values its explanations compare with.
 
 Per-item results (with the seconds each took) go to bench/results/standard-reader.jsonl,
 which a re-run extends. `--report` correlates each signal with the raters' answer
@@ -38,7 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import git_revision, machine, write_results
-from judgement import SHARED, group_table, interleaved_qgeval, pearson, with_ci
+from judgement import SHARED, group_table, interleaved_qgeval, pearson, shard_arg, with_ci
 from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
 from quizsmith.providers import catalog
 from quizsmith.providers.llamacpp import LlamaCppProvider
@@ -389,9 +394,11 @@ def light_references(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--passages", type=int, default=24)
+    parser.add_argument("--passages", type=int, default=40)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--shard", default="0/1", help="K/N: fill every N-th item from K")
+    parser.add_argument(
+        "--shard", type=shard_arg, default=(0, 1), help="K/N: fill every N-th item from K"
+    )
     parser.add_argument("--report", action="store_true")
     parser.add_argument("--cache-dir", default=None, help="the evaluation cache (light signals)")
     parser.add_argument("--variant-groups", type=int, default=20)
@@ -407,10 +414,6 @@ def main() -> None:
         "--variants", action="store_true", help="fill the variant groups instead of QGEval"
     )
     args = parser.parse_args()
-    k, _, n = args.shard.partition("/")
-    args.shard = (int(k), int(n or 1))
-    if not 0 <= args.shard[0] < args.shard[1]:
-        parser.error("--shard K/N needs 0 <= K < N")
     if args.light_references:
         print(json.dumps(light_references(args), indent=2))
     elif args.report:

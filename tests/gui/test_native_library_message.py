@@ -22,7 +22,7 @@ def test_a_library_that_cannot_run_here_is_explained_to_the_teacher(
 ) -> None:
     pytest.importorskip("llama_cpp")
     monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(native_check, "_checked", set())
+    monkeypatch.setattr(native_check, "_passed", False)
     monkeypatch.setattr(llamacpp, "_models", {})  # nothing loaded yet in this process
     crash = "import os, signal; os.kill(os.getpid(), signal.SIGILL)"
     monkeypatch.setattr(native_check, "child_command", lambda model: [sys.executable, "-c", crash])

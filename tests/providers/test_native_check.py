@@ -20,7 +20,7 @@ CRASH = "import os, signal; os.kill(os.getpid(), signal.{})"
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(folder))
-    monkeypatch.setattr(native_check, "_checked", set())
+    monkeypatch.setattr(native_check, "_passed", False)
     return folder
 
 

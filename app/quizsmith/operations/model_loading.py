@@ -82,11 +82,14 @@ def ensure_llama_runs(settings: Settings) -> None:
     this computer (providers/native_check.py; a child process once per build, then a
     record). Raises NativeLibraryError, which the job or command shows with its fix: a
     library built for another CPU would otherwise crash the whole process."""
+    from quizsmith.providers import native_check
+
+    if native_check.passed_in_process():
+        return  # checked already: no catalog scan on the live set's path
     if "llamacpp" not in local_models(settings).values():
         return
     if importlib.util.find_spec("llama_cpp") is None:
         return  # the job reports the missing library with its fix
-    from quizsmith.providers import native_check
 
     files = _llama_files(settings)
     reference = native_check.reference_model(files[0] if files else None)
