@@ -73,7 +73,9 @@ def models_dir() -> Path:
         return root / "models"
     from platformdirs import user_data_dir
 
-    return _dir("QUIZSMITH_USER_MODELS_DIR", str(Path(user_data_dir(APP_NAME)) / "models"))
+    folder = Path(user_data_dir(APP_NAME)) / "models"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def catalog_file() -> Path:

@@ -54,3 +54,18 @@ def test_the_reader_s_own_answer_is_quoted() -> None:
 def test_reference_values_are_medians_of_present_values() -> None:
     rows = [{"a": 1.0, "b": None}, {"a": 3.0, "b": 2.0}, {"a": 2.0, "b": float("nan")}]
     assert reference_values(rows, ["a", "b", "c"]) == {"a": 2.0, "b": 2.0}
+
+
+def test_the_evidence_says_why_or_why_it_cannot() -> None:
+    from quizsmith.domain import ScoreResult
+    from quizsmith.quality.metric import OverallMetric
+
+    def evidence(reasons: object) -> str:
+        result = ScoreResult(metric="overall", value=0.7, evidence={"reasons": reasons})
+        return OverallMetric.evidence_html(result)
+
+    text = {"feature": "sig.q_fluency", "text": "the question reads awkwardly (lowers it)"}
+    assert "What moved it most" in evidence([text]) and "reads awkwardly" in evidence([text])
+    assert "No single signal moved it" in evidence([])
+    assert "cannot say" in evidence(None)
+    assert "70%" in evidence([])

@@ -224,10 +224,15 @@ class OverallMetric(Metric):
         """The estimate, what moved it most (quality/explain.py), and where it comes from;
         the raw model outputs (p_accept, n_features) are no words for a teacher."""
         parts = [f"<p>Estimated chance you accept this item: <b>{cls.chip_text(result)}</b>.</p>"]
-        reasons = result.evidence.get("reasons") or []
+        reasons = result.evidence.get("reasons")
         if reasons:
             items = "".join(f"<li>{esc(str(r.get('text', '')))}</li>" for r in reasons)
             parts.append(f"<p>What moved it most:</p><ul>{items}</ul>")
+        elif reasons == []:
+            parts.append(
+                "<p>No single signal moved it by more than two points: each is close to what "
+                "is typical of the rated questions.</p>"
+            )
         else:
             parts.append(
                 "<p>This model keeps no typical values to compare with, so it cannot say "

@@ -239,14 +239,15 @@ class OverallModel:
     # -- prediction ---------------------------------------------------------------------------
     def reasons(
         self, scores: Mapping[str, ScoreResult], feats: Mapping[str, float | None], k: int = 3
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, Any]] | None:
         """The signals that moved this item's estimate most, in words (quality/explain.py);
-        empty for a model fitted before its training medians were kept."""
+        empty when none moved it much, None for a model fitted before its training medians
+        were kept (it cannot tell)."""
         from quizsmith.quality.explain import explain
 
         references = self.info.get("reference_values")
         if not isinstance(references, dict):
-            return []
+            return None
         return explain(
             lambda rows: _proba(self.estimator, feature_matrix(rows, self.features)),
             feats,
