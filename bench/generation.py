@@ -136,7 +136,7 @@ def duplicates(stems: list[str]) -> tuple[int, int]:
     if len(stems) < 2:
         return 0, 0
     norm = [normalize_answer(s) for s in stems]
-    vectors = sentence_vectors(provider_for("all-minilm-l6-v2"), stems)
+    vectors = sentence_vectors(provider_for("all-minilm-l6-v2"), tuple(stems))
     exact = near = 0
     for i in range(len(stems)):
         for j in range(i + 1, len(stems)):
