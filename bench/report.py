@@ -56,7 +56,8 @@ def dates_note(sections: dict[str, str]) -> str:
 
 def main() -> None:
     results = ROOT / "bench" / "results"
-    found = {p.stem: p for p in results.glob("*.md")}
+    # "-items" files list generated items for docs/generation.md; they measure nothing.
+    found = {p.stem: p for p in results.glob("*.md") if not p.stem.endswith("-items")}
     names = [n for n in ORDER if n in found] + sorted(set(found) - set(ORDER))
     parts = [HEADER, dates_note({n: found[n].read_text(encoding="utf-8") for n in names})]
     for name in names:
