@@ -70,6 +70,14 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
         "of 600 QGEval questions, 67% of them rated below 2.5 for answer consistency (base "
         "rate 25%, recall 41%; bench/standard_reader.py, nothing fitted)",
     ),
+    "statement-is-question": FlagRule(
+        "warning",
+        1.0,
+        "counted, not estimated: a true/false statement that ends with a question mark is "
+        "one no student can answer True or False to",
+    ),
+    "reader-disagrees": FlagRule("info", None, "MEASURE"),
+    "blank-ambiguous": FlagRule("info", None, "MEASURE"),
     "not-a-question": FlagRule(
         "info",
         0.5,
