@@ -92,7 +92,7 @@ def cela_blanks(
             out.append(
                 {
                     "test": tid,
-                    "source": test["source"].split("_")[0],
+                    "source": tid.split("_")[0],
                     "blank": number,
                     "rel": rel[str(number)],
                     "passage": text,
@@ -186,7 +186,9 @@ def grouped_interval(
 def logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> Any:
     from sklearn.linear_model import LogisticRegression
 
-    return LogisticRegression(C=1e6).fit(x, y, sample_weight=w)
+    # Mildly regularised: the support alone nearly separates small samples, and an
+    # unregularised fit then runs its coefficients off to infinity.
+    return LogisticRegression(C=1.0).fit(x, y, sample_weight=w)
 
 
 def oof_logistic(
@@ -258,11 +260,26 @@ def report_cloze(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out["fit"] = {"features": ["cloze_key_share"], "coef": [float(model.coef_[0][0])],
                   "intercept": float(model.intercept_[0])}  # fmt: skip
     out["by_source"] = {}
-    for source in sorted({r["source"] for r in rows}):
-        m = np.array([r["source"] == source for r in rows])
+    sources = [r["test"].split("_")[0] for r in rows]  # cloth, cbt, jiang, random, roundmt
+    for source in sorted(set(sources)):
+        m = np.array([s == source for s in sources])
         if len(set(one[m])) == 2:
             out["by_source"][source] = {"n": int(m.sum()), "auc": round(auc(x[m, 0], one[m]), 3)}
     return out
+
+
+FIT_FEATURES = {
+    "margin": ["tf_margin_true"],
+    "support": ["tf_support"],
+    "margin+support": ["tf_margin_true", "tf_support"],
+}
+
+
+def tf_predict(fit: dict[str, Any], name: str, rows: list[dict[str, Any]]) -> np.ndarray:
+    """P(statement true) of the falsified statements of `rows` under a fit."""
+    columns = {"tf_margin_true": "tf_false_margin", "tf_support": "tf_false_support"}
+    x = np.array([[r[columns[f]] for f in FIT_FEATURES[name]] for r in rows])
+    return 1 / (1 + np.exp(-(x @ np.array(fit["coef"]) + fit["intercept"])))
 
 
 def report_tf(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -301,11 +318,16 @@ def report_tf(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "oof": oof,
         }
     out["fits"] = {k: {n: v for n, v in f.items() if n != "oof"} for k, f in fits.items()}
+    # The answer words join the support only where they add to it out of fold.
+    both_better = fits["margin+support"]["oof_auc"] > fits["support"]["oof_auc"] + 0.01
+    name = "margin+support" if both_better else "support"
+    out["chosen"] = name
+    out["features"] = FIT_FEATURES[name]
     out["base_brier"] = 0.25
     # The flag: each statement with its right key and with the wrong one (P(right) of the
     # wrong-key item = 1 - P(right) of the right-key one); precision at the set's 50% of wrong
     # keys and as it would be with 20% wrong keys.
-    chosen = fits["margin+support"]["oof"]
+    chosen = fits[name]["oof"]
     p_right = np.where(is_true == 1, chosen, 1 - chosen)
     both = np.concatenate([p_right, 1 - p_right])
     wrong = np.array([0] * len(p_right) + [1] * len(p_right))
@@ -316,9 +338,7 @@ def report_tf(rows: list[dict[str, Any]]) -> dict[str, Any]:
                               "false": float(np.median(support[is_true == 0]))}  # fmt: skip
     questionable = [r for r in rows if r["rel"] == "F"]
     if questionable:
-        fit = fits["margin+support"]
-        q = np.array([[r["tf_false_margin"], r["tf_false_support"]] for r in questionable])
-        p_true = 1 / (1 + np.exp(-(q @ np.array(fit["coef"]) + fit["intercept"])))
+        p_true = tf_predict(fits[name], name, questionable)
         out["rel_F_falsified"] = {
             "n": len(questionable),
             "mean_p_key_right": round(float(1 - p_true.mean()), 3),
@@ -342,11 +362,9 @@ def report(args: argparse.Namespace) -> None:
         data["tf"] = report_tf(tf)
         cut = (data["tf"]["flag_fifth_wrong"]["chosen"] or {}).get("cut")
         if cut is not None and "rel_F_falsified" in data["tf"]:
-            fit = data["tf"]["fits"]["margin+support"]
-            q = np.array(
-                [[r["tf_false_margin"], r["tf_false_support"]] for r in tf if r["rel"] == "F"]
-            )
-            p_right = 1 - 1 / (1 + np.exp(-(q @ np.array(fit["coef"]) + fit["intercept"])))
+            name = data["tf"]["chosen"]
+            questionable = [r for r in tf if r["rel"] == "F"]
+            p_right = 1 - tf_predict(data["tf"]["fits"][name], name, questionable)
             data["tf"]["rel_F_falsified"]["flagged_share_at_chosen_cut"] = round(
                 float((p_right < cut).mean()), 3
             )
@@ -364,11 +382,11 @@ def ship(data: dict[str, Any]) -> None:
                   "reader": data["reader"], "revision": data["revision"]}  # fmt: skip
     if "tf" in data:
         tf = data["tf"]
-        fit = tf["fits"]["margin+support"]
+        fit = tf["fits"][tf["chosen"]]
         flag = tf["flag_fifth_wrong"]["chosen"] or {}
         if fit["oof_auc_ci"][0] > 0.5:
             blob["tf"] = {
-                "features": ["tf_margin_true", "tf_support"],
+                "features": tf["features"],
                 "coef": fit["coef"], "intercept": fit["intercept"],
                 "flag_below": flag.get("cut", 0.0),
                 "flag_precision": flag.get("precision"),
@@ -407,7 +425,7 @@ def ship(data: dict[str, Any]) -> None:
             }  # fmt: skip
         else:
             blob["not_shipped"]["cloze"] = (
-                "Fill-in-the-blank items get no estimate: measured on 156 labelled blanks, "
+                f"Fill-in-the-blank items get no estimate: measured on {cz['n']} labelled blanks, "
                 "the reader's preference for the key did not tell blanks with exactly one right "
                 f"answer from the others (AUC {cz['oof_auc']:.2f}, 95% interval "
                 f"{cz['oof_auc_ci'][0]:.2f}-{cz['oof_auc_ci'][1]:.2f})."

@@ -15,7 +15,7 @@ from quizsmith.domain import Item, Option, Passage, ScoreResult
 from quizsmith.metrics.base import MetricContext
 from quizsmith.metrics.flag_policy import FLAG_POLICY
 from quizsmith.quality import type_estimate
-from quizsmith.quality.metric import OverallMetric, SignalsMetric
+from quizsmith.quality.metric import OverallMetric
 
 PASSAGE = (
     "The Nile is the longest river in Africa. It flows north through eleven countries and "
@@ -165,31 +165,46 @@ def test_a_right_statement_scores_above_its_falsified_twin() -> None:
     _shipped("tf")
     ctx = MetricContext()
     metric = OverallMetric()
-    right = metric.score(_tf("The Aswan High Dam was finished in 1970."), ctx)
-    falsified = metric.score(_tf("The Aswan High Dam was finished in 1820."), ctx)
+    right = metric.score(_tf("The Nile is the longest river in Africa."), ctx)
+    falsified = metric.score(_tf("The Nile is the longest river in Europe."), ctx)
     assert right.scored and falsified.scored, (right, falsified)
     assert (right.value or 0.0) > (falsified.value or 1.0)
     # Keyed False, the falsified statement's key is right: it scores above the same
-    # statement keyed True.
-    keyed_false = metric.score(_tf("The Aswan High Dam was finished in 1820.", "False"), ctx)
-    assert (keyed_false.value or 0.0) > (falsified.value or 1.0)
+    # statement keyed True, and no flag doubts it.
+    keyed_false = metric.score(_tf("The Nile is the longest river in Europe.", "False"), ctx)
+    assert (keyed_false.value or 0.0) > 0.5 > (falsified.value or 1.0)
+    assert "reader-disagrees" in {f.code for f in metric.flags(falsified, {})}
+    assert metric.flags(keyed_false, {}) == []
+    assert "passage" in (OverallMetric.chip_reason(right) or "")
+
+
+def test_the_cloze_reader_takes_the_sentence_out_of_the_passage() -> None:
+    from quizsmith.quality.item_types import REMOVED, blank_source
+
+    stem = "It flows north through _____ countries and reaches the Mediterranean Sea in Egypt."
+    blanked = blank_source(PASSAGE, stem)
+    assert blanked is not None and REMOVED in blanked and "eleven" not in blanked
+    assert blanked.startswith("The Nile is the longest river in Africa.")
+    assert blank_source(PASSAGE, "The Amazon is _____ long.") is None
 
 
 @pytest.mark.slow
-def test_an_ambiguous_blank_scores_below_a_clear_one() -> None:
-    _shipped("cloze")
-    ctx = MetricContext()
-    signals = SignalsMetric()
-    # One word fits: a capital named in the passage. Two fit: "big" and "large" say the same.
-    clear = _cloze("It reaches the _____ Sea in Egypt.", "Mediterranean", ("Blue", "Ten", "Of"))
-    ambiguous = _cloze(
-        "The Nile is the _____ river in Africa.", "longest", ("biggest", "Ten", "Of")
+def test_cloze_signals_on_the_real_reader() -> None:
+    from quizsmith.quality.item_types import cloze_signals
+    from quizsmith.quality.metric import _reader
+
+    reader = _reader(MetricContext())
+    found = cloze_signals(
+        reader,
+        PASSAGE,
+        "It reaches the _____ Sea in Egypt.",
+        "Mediterranean",
+        ["Red", "North"],
+        None,
     )
-    a = signals.score(clear, ctx)
-    b = signals.score(ambiguous, ctx)
-    assert a.scored and b.scored
-    assert a.evidence["sentence_removed"] and b.evidence["sentence_removed"]
-    assert a.values["cloze_key_share"] > b.values["cloze_key_share"]
+    assert found.evidence["sentence_removed"]
+    assert [c["answer"] for c in found.evidence["candidates"]] == ["Mediterranean", "Red", "North"]
+    assert 0.0 < (found.values["cloze_key_share"] or 0.0) < 1.0
 
 
 @pytest.mark.slow
@@ -222,3 +237,38 @@ def test_true_false_and_cloze_get_an_estimate_through_the_runner_and_the_cli(
     for item in items:
         if item.type in shipped:
             assert "overall " in out and f"{item.stem[:40]}" in out and "mostly, a model" in out
+
+
+def test_the_chip_says_what_a_true_false_estimate_is(calibrated: dict) -> None:
+    from quizsmith.gui.scores import chip_for
+
+    item = _tf("The Nile flows south.")
+    values = {"tf_margin_true": -3.0, "tf_support": -9.0}
+    signals = ScoreResult(metric="signals", values=values, evidence={"reader_says": "False"})
+    result = type_estimate.estimate(item, signals, "light")
+    item.scores["overall"] = result
+    item.flags = OverallMetric().flags(result, {})
+    chip = chip_for(item, "overall")
+    assert chip.text == f"{result.value:.0%}" and chip.level == "bad"
+    first = chip.tooltip.splitlines()[0]
+    assert "chance the key is right" in first and "teacher accepts" not in first
+    assert "Mostly because a model reading the passage leans towards" in chip.tooltip
+    # A cloze item whose type has no calibration: "does not apply", with the reason once.
+    cloze = _cloze("The Nile reaches the _____ Sea.", "Mediterranean")
+    cloze.scores["overall"] = ScoreResult.not_scored(
+        "overall", "Fill-in-the-blank items get no estimate.", evidence={"not_applicable": True}
+    )
+    chip = chip_for(cloze, "overall")
+    assert (chip.text, chip.tooltip) == (
+        "does not apply",
+        "Fill-in-the-blank items get no estimate.",
+    )
+
+
+def test_generation_ranks_true_false_by_kda_and_scores_the_kept_one_overall() -> None:
+    from quizsmith.generation.rank import kept_metrics, rank_metrics
+
+    # "Is the key right?" would rank the most blatantly false statement first.
+    assert "overall" not in rank_metrics("tf") and "kda" in rank_metrics("tf")
+    assert "overall" in kept_metrics("tf")
+    assert rank_metrics("mcq")[-1] == "overall"

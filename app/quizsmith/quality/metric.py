@@ -214,8 +214,8 @@ class OverallMetric(Metric):
     reads_scores: ClassVar[bool] = True
     # The chance a teacher accepts the item, needing no reference and cheap: what ranks
     # generated questions.
-    # True/false and fill-in-the-blank candidates by their own estimate (type_estimate.py).
-    rank_item_types: ClassVar[tuple[str, ...]] = ("mcq", "short", *type_estimate.TYPES)
+    # Not true/false: "is the key right?" favours the most blatantly false statement (rank.py).
+    rank_item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
     flag_codes: ClassVar[tuple[str, ...]] = (
         "no-question-form",
         ONE_DISTRACTOR,

@@ -172,7 +172,9 @@ def reasons(item: Item, signals: ScoreResult, cal: dict[str, Any]) -> list[dict[
     if item.type == "tf":
         says, key = ev.get("reader_says"), item.key.strip().capitalize()
         agree = "they agree" if says == key else "they differ"
-        texts.append(f"{reader} leans towards {_quoted(says)}; the key is {key}: {agree}")
+        # Only what the calibration reads is a reason (the answer words may not be).
+        if "tf_margin_true" in cal["features"]:
+            texts.append(f"{reader} leans towards {_quoted(says)}; the key is {key}: {agree}")
         support, typical = v.get("tf_support"), cal.get("typical_support")
         if support is not None and isinstance(typical, dict):
             near_true = abs(support - float(typical["true"])) <= abs(
