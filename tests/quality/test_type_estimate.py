@@ -170,12 +170,17 @@ def test_a_right_statement_scores_above_its_falsified_twin() -> None:
     assert right.scored and falsified.scored, (right, falsified)
     assert (right.value or 0.0) > (falsified.value or 1.0)
     # Keyed False, the falsified statement's key is right: it scores above the same
-    # statement keyed True, and no flag doubts it.
+    # statement keyed True.
     keyed_false = metric.score(_tf("The Nile is the longest river in Europe.", "False"), ctx)
     assert (keyed_false.value or 0.0) > 0.5 > (falsified.value or 1.0)
-    assert "reader-disagrees" in {f.code for f in metric.flags(falsified, {})}
-    assert metric.flags(keyed_false, {}) == []
-    assert "passage" in (OverallMetric.chip_reason(right) or "")
+    assert metric.flags(keyed_false, {}) == [] and metric.flags(right, {}) == []
+    assert OverallMetric.chip_reason(right) == (
+        "every word of the statement is what the passage leads one to expect"
+    )
+    assert "unlikely after reading the passage" in (OverallMetric.chip_reason(falsified) or "")
+    # A statement keyed False that the passage states word for word: the reader doubts it.
+    wrong_key = metric.score(_tf("The Nile is the longest river in Africa.", "False"), ctx)
+    assert "reader-disagrees" in {f.code for f in metric.flags(wrong_key, {})}
 
 
 def test_the_cloze_reader_takes_the_sentence_out_of_the_passage() -> None:
@@ -194,14 +199,8 @@ def test_cloze_signals_on_the_real_reader() -> None:
     from quizsmith.quality.metric import _reader
 
     reader = _reader(MetricContext())
-    found = cloze_signals(
-        reader,
-        PASSAGE,
-        "It reaches the _____ Sea in Egypt.",
-        "Mediterranean",
-        ["Red", "North"],
-        None,
-    )
+    stem = "It flows north through eleven countries and reaches the _____ Sea in Egypt."
+    found = cloze_signals(reader, PASSAGE, stem, "Mediterranean", ["Red", "North"], None)
     assert found.evidence["sentence_removed"]
     assert [c["answer"] for c in found.evidence["candidates"]] == ["Mediterranean", "Red", "North"]
     assert 0.0 < (found.values["cloze_key_share"] or 0.0) < 1.0
@@ -236,7 +235,10 @@ def test_true_false_and_cloze_get_an_estimate_through_the_runner_and_the_cli(
     out = capsys.readouterr().out
     for item in items:
         if item.type in shipped:
-            assert "overall " in out and f"{item.stem[:40]}" in out and "mostly, a model" in out
+            assert f"overall {item.scores['overall'].value:.0%} {item.stem[:40]!r}"[:-1] in out
+        else:
+            assert f"not scored: {item.stem[:30]!r}"[:-1] in out and "no estimate" in out
+    assert "mostly, every word of the statement is what the passage leads" in out
 
 
 def test_the_chip_says_what_a_true_false_estimate_is(calibrated: dict) -> None:

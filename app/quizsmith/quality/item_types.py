@@ -85,15 +85,23 @@ def tf_support(reader: Provider, passage: str, statement: str) -> float:
     return float(min(tokens)) if tokens else 0.0
 
 
-def tf_signals(reader: Provider, passage: str, statement: str, key: str) -> TypeSignals:
-    """`tf_margin_true`: the balanced log-odds of "True" over "False"; `tf_support`: see
-    `tf_support`; `tf_margin_key`: the margin signed for the key (positive: the reader
-    sides with the key); `tf_key_prob`: its logistic, before calibration."""
+def tf_signals(
+    reader: Provider, passage: str, statement: str, key: str, *, answer_words: bool = True
+) -> TypeSignals:
+    """`tf_support`: see `tf_support`; with `answer_words`, also `tf_margin_true`: the
+    balanced log-odds of "True" over "False", `tf_margin_key`: the margin signed for the key
+    (positive: the reader sides with the key) and `tf_key_prob`: its logistic, before
+    calibration. The answer words did not separate true from falsified statements on CELA
+    (docs/evaluation.md), so the app asks for them only when a calibration reads them: they
+    cost two more calls, the slowest of the three."""
+    out = TypeSignals()
+    # First, right after the passage: the call that reuses the passage's kept state.
+    out.values["tf_support"] = tf_support(reader, passage, statement)
+    if not answer_words:
+        return out
     margin, true_lp, false_lp = tf_margin(reader, passage, statement)
     signed = margin if key.strip().lower() == "true" else -margin
-    out = TypeSignals()
     out.values["tf_margin_true"] = margin
-    out.values["tf_support"] = tf_support(reader, passage, statement)
     out.values["tf_margin_key"] = signed
     out.values["tf_key_prob"] = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, signed))))
     out.evidence["reader_says"] = "True" if margin >= 0 else "False"

@@ -95,7 +95,9 @@ def type_signals(item: Item, reader: Any, ctx: MetricContext) -> tuple[dict[str,
     """The reader signals of a true/false or fill-in-the-blank item: (values, evidence)."""
     passage = item.passage.text if item.passage else ""
     if item.type == "tf":
-        found = tf_signals(reader, passage, item.stem, item.key)
+        cal = calibration("tf") or {}
+        words = "tf_margin_true" in cal.get("features", ())
+        found = tf_signals(reader, passage, item.stem, item.key, answer_words=words)
     else:
         distractors = [o.text for o in item.options if not o.is_key]
         found = cloze_signals(reader, passage, item.stem, item.key, distractors, ctx.embedder())
@@ -106,9 +108,12 @@ def type_signals(item: Item, reader: Any, ctx: MetricContext) -> tuple[dict[str,
 
 
 def headline_signal(item_type: str, values: dict[str, Any]) -> float:
-    """The signals metric's own value (0-1) for these types."""
-    name = "tf_key_prob" if item_type == "tf" else "cloze_key_share"
-    value = values.get(name)
+    """The signals metric's own value (0-1) for these types: for a statement the reader's
+    probability of its least expected token after the passage, for a cloze the key's share
+    (1 when it had nothing to compare the key with)."""
+    if item_type == "tf":
+        return math.exp(min(0.0, float(values.get("tf_support") or 0.0)))
+    value = values.get("cloze_key_share")
     return float(value) if value is not None else 1.0
 
 
@@ -131,12 +136,13 @@ def estimate(item: Item, signals: ScoreResult, profile: str) -> ScoreResult:
     z = float(cal["intercept"])
     for coef, value in zip(cal["coef"], x, strict=True):
         z += float(coef) * float(value or 0.0)
-    p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+    z = max(-50.0, min(50.0, z))
+    p = 1.0 / (1.0 + math.exp(-z))
     if item.type == "tf" and item.key.strip().lower() == "false":
         p = 1.0 - p  # the calibration says how likely the statement is true
     evidence: dict[str, Any] = {
         "estimate": item.type,
-        "reasons": reasons(item, signals, cal),
+        "reasons": reasons(item, signals, cal, p_true=1.0 / (1.0 + math.exp(-z))),
         "flag_below": float(cal["flag_below"]),
         "measured": str(cal.get("measured", "")),
         "signals": dict(signals.values),
@@ -163,9 +169,12 @@ def _quoted(text: object) -> str:
     return f"\u201c{text}\u201d"
 
 
-def reasons(item: Item, signals: ScoreResult, cal: dict[str, Any]) -> list[dict[str, str]]:
+def reasons(
+    item: Item, signals: ScoreResult, cal: dict[str, Any], p_true: float
+) -> list[dict[str, str]]:
     """What the estimate rests on, in a teacher's words, each a phrase that reads after
-    "mostly," (the first is the chip tooltip's and the CLI's reason)."""
+    "mostly," (the first is the chip tooltip's and the CLI's reason). `p_true`: the
+    calibrated chance that a statement is true (what its support says, the key aside)."""
     v, ev = signals.values, signals.evidence
     texts = []
     reader = "a model reading the passage"
@@ -175,14 +184,10 @@ def reasons(item: Item, signals: ScoreResult, cal: dict[str, Any]) -> list[dict[
         # Only what the calibration reads is a reason (the answer words may not be).
         if "tf_margin_true" in cal["features"]:
             texts.append(f"{reader} leans towards {_quoted(says)}; the key is {key}: {agree}")
-        support, typical = v.get("tf_support"), cal.get("typical_support")
-        if support is not None and isinstance(typical, dict):
-            near_true = abs(support - float(typical["true"])) <= abs(
-                support - float(typical["false"])
-            )
+        if v.get("tf_support") is not None:
             texts.append(
                 "every word of the statement is what the passage leads one to expect"
-                if near_true
+                if p_true >= 0.5
                 else "a word of the statement is unlikely after reading the passage: it may "
                 "not say what the passage says"
             )
