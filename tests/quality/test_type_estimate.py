@@ -143,7 +143,6 @@ def test_flags_on_known_bad_items(calibrated: dict) -> None:
     )
     (flag,) = metric.flags(ambiguous, {})
     assert flag.code == "blank-ambiguous" and "More than one answer may fit" in flag.message
-    assert flag.severity == FLAG_POLICY["blank-ambiguous"].severity
     clear = type_estimate.estimate(
         _cloze("The Nile is a _____ river.", "long"), _signals({"cloze_key_share": 0.9}), "light"
     )

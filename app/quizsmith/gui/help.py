@@ -37,6 +37,8 @@ FLAG_WORDS = {
     "not-a-question": "the model says it is not a real question",
     "answer-differs": "the model's answer differs from the key",
     "reader-differs": "a model reading the passage gives another answer",
+    "reader-disagrees": "a model reading the passage doubts the true/false key",
+    "statement-is-question": "a true/false statement that ends with a question mark",
     "too-easy": "fewer reasoning steps than expected",
     "too-hard": "more reasoning steps than expected",
     "kda-weak": "knowing the fact hardly helps to answer it",

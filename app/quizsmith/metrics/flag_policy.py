@@ -85,12 +85,6 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
         "or change one word, and a true statement in a teacher's own words, which would look "
         "false to it, was not measured",
     ),
-    "blank-ambiguous": FlagRule(
-        "info",
-        None,
-        "not raised: the cloze share did not tell ambiguous blanks apart on CELA (AUC 0.44 "
-        "[0.35, 0.54], 135 blanks), so fill-in-the-blank items get no estimate",
-    ),
     "not-a-question": FlagRule(
         "info",
         0.5,

@@ -222,7 +222,7 @@ class OverallMetric(Metric):
         "low-overall",
         "reader-differs",
         type_estimate.TF_QUESTION_FLAG,
-        *type_estimate.FLAG_CODES.values(),
+        type_estimate.FLAG_CODES["tf"],  # no cloze estimate ships, so no blank-ambiguous
     )
 
     @classmethod

@@ -36,6 +36,8 @@ WHAT = {
     "tf": "Estimated chance the key is right, as a model reading the passage sees it",
     "cloze": "Estimated chance the blank has exactly one right answer (the key)",
 }
+#: "blank-ambiguous" is raised only once a cloze calibration ships (none does: its signal did
+#: not separate, docs/evaluation.md); then OverallMetric.flag_codes and FLAG_POLICY list it.
 FLAG_CODES = {"tf": "reader-disagrees", "cloze": "blank-ambiguous"}
 TF_QUESTION_FLAG = "statement-is-question"
 
