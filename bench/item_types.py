@@ -132,7 +132,8 @@ def collect(args: argparse.Namespace) -> None:
     with ITEMS.open("a") as out:
         for n, b in enumerate(blanks, 1):
             started = time.perf_counter()
-            keep = ("test", "source", "blank", "rel", "key", "options", "total_T", "total_F")
+            # Ids and outputs only: CELA's text stays outside the repository (its README).
+            keep = ("test", "source", "blank", "rel", "total_T", "total_F")
             row = {k: b[k] for k in keep}
             row["kind"] = args.kind
             if args.kind == "cloze":
@@ -150,7 +151,6 @@ def collect(args: argparse.Namespace) -> None:
                 row["tf_false_margin"] = false.values["tf_margin_true"]
                 row["tf_true_support"] = true.values["tf_support"]
                 row["tf_false_support"] = false.values["tf_support"]
-                row["false_statement"] = b["false_statement"]
             row["seconds"] = round(time.perf_counter() - started, 2)
             row["reader"] = reader.info.label()
             out.write(json.dumps(row) + "\n")
