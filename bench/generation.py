@@ -1,104 +1,153 @@
-"""Benchmark: a 5-item MCQ quiz from a ~300-word passage, with and without ranking.
+"""Benchmark: generation on the standard and the light profile, side by side (issue 26, part 6).
 
-Passages are real QGEval/SQuAD paragraphs from ../shared/data/qgeval (consecutive paragraphs
-joined until about 300 words). For each passage the quiz is generated twice on the bundled
-models: with overgenerate-and-rank (3 candidates per target, NACo + KDA + the overall
-estimate, ranked by the overall estimate) and without (`rank=False`, first valid candidate).
-Every kept MCQ is then scored with the live metrics and the overall estimate so that "passes
-all flags" and the mean estimate mean the same thing in both runs.
+The same five passages for both profiles: one SQuAD paragraph (about 120 words), a 681-word
+textbook section written for this benchmark (bench/passages/textbook_rivers.txt, original
+text), and three ~300-word passages of joined QGEval/SQuAD paragraphs
+(../shared/data/qgeval). On each, a 5-item multiple-choice quiz as the app makes it
+(overgenerate-and-rank: 3 candidates per target ranked by the overall estimate, which is
+the live set). Each profile runs in a child process of its own, so that its peak memory
+(the child's maximum resident set) is its own, and starts cold: the seconds to the first item
+of the first quiz include loading the models; the other quizzes are warm.
 
-Warnings are checked against the passage: an item whose key occurs in the passage sentence
-nearest its question (MiniLM), whose stem reads as a question and does not contain the key,
-"passes the passage check"; a warning on such an item is counted as unconfirmed (a likely
-false alarm). Hints (severity info) are reported apart: they do not queue an item.
+Reported per profile: seconds to the first item and to all five (medians over the warm
+quizzes, and the cold first item), items made, the mean overall estimate, the items with a
+warning and how many of those a passage check confirms, exact duplicate questions (same
+words, case and punctuation aside) and near duplicates (MiniLM cosine >= 0.9 between two
+questions of one quiz), peak memory. Warnings are checked against the passage: an item whose
+key occurs in the passage sentence nearest its question (MiniLM), whose stem reads as a
+question and does not contain the key, "passes the passage check", so a warning on it is
+counted as unconfirmed (a likely false alarm). Hints do not queue an item and are listed
+apart.
 
-    .venv/bin/python bench/generation.py [--passages 3] [--n 5] [--threads 0]
+    .venv/bin/python bench/generation.py [--profiles standard,light] [--n 5] [--threads 2]
 
-The first quiz loads the models and is not counted. Each quiz starts with no kept prompt state
-and no remembered model answers (`forget_kept_state`), as for a passage the app has not seen,
-so the unranked run does not repeat the ranked run's calls for free. Results in
-bench/results/generation.*.
+Results in bench/results/generation.{json,md}, and 10 items of each profile, as generated
+(the first two of each passage), in bench/results/generation-items.md for docs/generation.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
+import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from common import git_revision, machine, median, write_results
-from quizsmith.domain import Item, Passage
-from quizsmith.generation import GeneratedStep, GenerationRequest, generate_items
-from quizsmith.jobs import CancelToken, run_to_end
-from quizsmith.metrics.base import MetricContext
-from quizsmith.metrics.flag_policy import is_hint
-from quizsmith.metrics.runner import score_items
-from quizsmith.providers.llamacpp import forget_kept_state
-from quizsmith.settings import Settings
+from common import RESULTS, git_revision, machine, median, write_results
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "qgeval" / "instances.json"
+ROOT = Path(__file__).resolve().parent
+DATA = ROOT.parents[1] / "shared" / "data" / "qgeval" / "instances.json"
+TEXTBOOK = ROOT / "passages" / "textbook_rivers.txt"
+NEAR_DUPLICATE = 0.9
 
 
-def passages(count: int, words: int = 300) -> list[Passage]:
+def passages() -> list[tuple[str, str]]:
+    """(name, text): a SQuAD paragraph, the textbook section, three ~300-word passages."""
     rows = json.loads(DATA.read_text(encoding="utf-8"))
     texts: list[str] = []
     seen: set[str] = set()
-    current: list[str] = []
     for row in rows:
         text = row["passage"].replace("<sep>", " ").strip()
-        if text in seen or "<ans>" in text:
+        if (
+            text not in seen
+            and "<ans>" not in text
+            and row["questions"][0]["source"].startswith("SQuAD")
+        ):
+            seen.add(text)
+            texts.append(text)
+    short = next(t for t in texts if 100 <= len(t.split()) <= 160)
+    chosen = [("squad-paragraph", short), ("textbook-section", TEXTBOOK.read_text("utf-8"))]
+    current: list[str] = []
+    for text in texts:
+        if text == short:
             continue
-        seen.add(text)
         current.append(text)
-        if sum(len(t.split()) for t in current) >= words:
-            texts.append("\n\n".join(current))
+        if sum(len(t.split()) for t in current) >= 300:
+            chosen.append((f"qgeval-{len(chosen) - 1}", "\n\n".join(current)))
             current = []
-        if len(texts) == count + 1:
+        if len(chosen) == 5:
             break
-    return [Passage(text=t, title=f"qgeval-{i}") for i, t in enumerate(texts)]
+    return chosen
 
 
-def run_quiz(passage: Passage, n: int, rank: bool, settings: Settings) -> dict[str, Any]:
-    request = GenerationRequest(n=n, types=("mcq",), rank=rank, candidates_per_target=3)
+def run_quiz(name: str, text: str, n: int, settings: Any) -> dict[str, Any]:
+    from quizsmith.domain import Passage
+    from quizsmith.generation import GeneratedStep, GenerationRequest, generate_items
+    from quizsmith.jobs import CancelToken
+    from quizsmith.metrics.flag_policy import is_hint
+    from quizsmith.providers.llamacpp import forget_kept_state
+
+    request = GenerationRequest(n=n, types=("mcq",), rank=True, candidates_per_target=3)
     forget_kept_state()
     started = time.perf_counter()
-    events, result = run_to_end(
-        generate_items(passage, request, settings=settings, cancel=CancelToken())
+    items, at = [], []
+    job = generate_items(
+        Passage(text=text, title=name), request, settings=settings, cancel=CancelToken()
     )
+    for event in job:
+        if isinstance(event.payload, GeneratedStep):
+            items.append(event.payload.item)
+            at.append(time.perf_counter() - started)
     seconds = time.perf_counter() - started
-    items = [e.payload.item for e in events if isinstance(e.payload, GeneratedStep)]
-    # Score what was kept with the live metrics (already scored when ranked).
-    live = ["naco", "kda", "overall"]
-    missing = [it for it in items if any(m not in it.scores for m in live)]
-    if missing:
-        run_to_end(score_items(missing, live, MetricContext(settings=settings)))
     warned = [it for it in items if any(not is_hint(f) for f in it.flags)]
-    checked = [passage_check(it) for it in warned]
-    overall = [
-        float(s.value)
-        for it in items
-        if (s := it.scores.get("overall")) is not None and s.scored and s.value is not None
-    ]
+    exact, near = duplicates([it.stem for it in items])
     return {
+        "passage": name,
+        "words": len(text.split()),
         "seconds": seconds,
+        "first_item_seconds": at[0] if at else None,
         "items": len(items),
-        "passing": sum(1 for it in items if not any(not is_hint(f) for f in it.flags)),
+        "overall": [
+            float(s.value)
+            for it in items
+            if (s := it.scores.get("overall")) is not None and s.scored and s.value is not None
+        ],
         "warned": len(warned),
-        "warned_confirmed": sum(1 for ok in checked if not ok),
-        "overall": overall,
-        "shortfall": result.shortfall,
-        "stems": [it.stem for it in items],
-        "keys": [it.key for it in items],
-        # Which review reasons keep items from passing (the codes of each kept item's flags).
+        "warned_confirmed": sum(1 for it in warned if not passage_check(it)),
+        "exact_duplicates": exact,
+        "near_duplicates": near,
         "flags": [sorted({f.code for f in it.flags if not is_hint(f)}) for it in items],
         "hints": [sorted({f.code for f in it.flags if is_hint(f)}) for it in items],
+        "shown": [shown(it) for it in items],
     }
 
 
-def passage_check(item: Item) -> bool:
+def shown(item: Any) -> dict[str, Any]:
+    overall = item.scores.get("overall")
+    return {
+        "stem": item.stem,
+        "key": item.key,
+        "distractors": list(item.distractors),
+        "overall": float(overall.value) if overall and overall.value is not None else None,
+        "flags": [f.code for f in item.flags],
+    }
+
+
+def duplicates(stems: list[str]) -> tuple[int, int]:
+    """(exact, near) duplicate pairs among a quiz's questions."""
+    from quizsmith.metrics.squad import normalize_answer
+    from quizsmith.providers import provider_for
+    from quizsmith.providers.nearest import cosine, sentence_vectors
+
+    if len(stems) < 2:
+        return 0, 0
+    norm = [normalize_answer(s) for s in stems]
+    vectors = sentence_vectors(provider_for("all-minilm-l6-v2"), tuple(stems))
+    exact = near = 0
+    for i in range(len(stems)):
+        for j in range(i + 1, len(stems)):
+            if norm[i] == norm[j]:
+                exact += 1
+            elif cosine(vectors[i], vectors[j]) >= NEAR_DUPLICATE:
+                near += 1
+    return exact, near
+
+
+def passage_check(item: Any) -> bool:
     """True when the item looks sound against its passage (see the module docstring)."""
     from quizsmith.generation.sentences import split_sentences
     from quizsmith.metrics.squad import normalize_answer
@@ -112,63 +161,135 @@ def passage_check(item: Item) -> bool:
     return in_sentence and is_question(item.stem) == 1.0 and key_in_stem(item.stem, item.key) < 1
 
 
+def child(profile: str, n: int, threads: int, out: Path, count: int) -> None:
+    """One profile's quizzes, cold, in this process; the results and peak memory to `out`."""
+    from quizsmith.providers import catalog
+    from quizsmith.settings import Settings
+
+    settings = Settings(n_threads=threads, profile=profile)
+    runs = []
+    for name, text in passages()[:count]:
+        runs.append(run_quiz(name, text, n, settings))
+        print(profile, json.dumps(runs[-1])[:200], file=sys.stderr, flush=True)
+    roles = {role: str(settings.role(role)) for role in ("generator", "qa")}
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    generator = catalog.find(str(settings.role("generator")), catalog.load_catalog())
+    out.write_text(
+        json.dumps(
+            {
+                "profile": profile,
+                "roles": roles,
+                "generator": generator.name,
+                "runs": runs,
+                "peak_rss_mib": peak_kib / 1024,
+            }
+        ),
+        encoding="utf-8",
+    )
+
+
+def summary(profile: str, data: dict[str, Any], n: int) -> str:
+    runs = data["runs"]
+    warm = runs[1:] or runs
+    made = sum(r["items"] for r in runs)
+    estimates = [v for r in runs for v in r["overall"]]
+    warned = sum(r["warned"] for r in runs)
+    firsts = [r["first_item_seconds"] for r in warm if r["first_item_seconds"] is not None]
+    cold = runs[0]["first_item_seconds"] or float("nan")
+    return (
+        f"| {profile} ({data['generator']}) | {cold:.0f} | "
+        f"{median(firsts) if firsts else float('nan'):.0f} | "
+        f"{median([r['seconds'] for r in warm]):.0f} | {made} of {n * len(runs)} | "
+        f"{sum(estimates) / len(estimates) if estimates else float('nan'):.2f} | "
+        f"{warned} ({sum(r['warned_confirmed'] for r in runs)}) | "
+        f"{sum(r['exact_duplicates'] for r in runs)} / {sum(r['near_duplicates'] for r in runs)} | "
+        f"{data['peak_rss_mib'] / 1024:.1f} |"
+    )
+
+
+def items_doc(results: dict[str, dict[str, Any]], per_profile: int = 10) -> str:
+    """The first two items of each passage, per profile, as generated (for docs/generation.md)."""
+    out = []
+    for profile, data in results.items():
+        out += [f"### {profile} profile ({data['generator']})", ""]
+        count = 0
+        for run in data["runs"]:
+            for item in run["shown"][:2]:
+                if count == per_profile:
+                    break
+                count += 1
+                wrong = "; ".join(item["distractors"]) or "none"
+                flags = ", ".join(item["flags"]) or "none"
+                estimate = "not scored" if item["overall"] is None else f"{item['overall']:.0%}"
+                out.append(
+                    f"{count}. ({run['passage']}) **{item['stem']}** Key: *{item['key']}*; "
+                    f"distractors: {wrong}. Overall {estimate}; flags: {flags}."
+                )
+        out.append("")
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--passages", type=int, default=3)
+    parser.add_argument("--profiles", default="standard,light")
     parser.add_argument("--n", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads (0: cores)")
+    parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
+    parser.add_argument("--passages", type=int, default=5, help="the first N of the five")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    settings = Settings(n_threads=args.threads)
-    chosen = passages(args.passages)
-    run_quiz(chosen[0], 1, True, settings)  # warm-up: loads every model
-    runs: dict[str, list[dict[str, Any]]] = {"ranked": [], "unranked": []}
-    for passage in chosen[1:]:
-        for mode in ("ranked", "unranked"):
-            runs[mode].append(run_quiz(passage, args.n, mode == "ranked", settings))
-            print(mode, json.dumps(runs[mode][-1])[:300], flush=True)
+    if args.child:
+        child(args.child, args.n, args.threads, Path(args.out), args.passages)
+        return
+    results: dict[str, dict[str, Any]] = {}
+    for profile in args.profiles.split(","):
+        out = RESULTS / f"generation-{profile}.json"
+        command = [
+            sys.executable,
+            __file__,
+            "--child",
+            profile,
+            "--n",
+            str(args.n),
+            "--threads",
+            str(args.threads),
+            "--out",
+            str(out),
+        ]
+        subprocess.run(command, check=True)
+        results[profile] = json.loads(out.read_text(encoding="utf-8"))
+        out.unlink()
     info = machine()
-    data = {"machine": info, "revision": git_revision(), "n": args.n, "runs": runs}
-    words = [len(p.text.split()) for p in chosen[1:]]
+    words = [r["words"] for r in next(iter(results.values()))["runs"]]
     md = [
-        "## Generation (`bench/generation.py`)",
+        "## Generation on the two profiles (`bench/generation.py`)",
         "",
-        f"Command: `.venv/bin/python bench/generation.py --passages {args.passages} --n "
-        f"{args.n}` at revision {data['revision']}, {info['date']}; {info['cpu']}, "
-        f"{info['logical_cpus']} logical CPUs. Default roles (SmolLM2-135M generator and QA, "
-        f"Gemma-3-270M second solver, MiniLM); QGEval passages of {min(words)}-{max(words)} "
-        f"words; {args.n}-item MCQ quizzes after one warm-up quiz; medians over passages.",
+        f"Command: `.venv/bin/python bench/generation.py --profiles {args.profiles} --n {args.n} "
+        f"--threads {args.threads}` at revision {git_revision()}, {info['date']}; {info['cpu']}, "
+        f"{info['logical_cpus']} logical CPUs. Five passages ({', '.join(map(str, words))} "
+        f"words: a SQuAD paragraph, a textbook section, three joined QGEval paragraphs), one "
+        f"{args.n}-item multiple-choice quiz each, ranked (3 candidates per target), each "
+        "profile in a process of its own, started cold.",
         "",
-        "| mode | median s per quiz | median s per finished MCQ | items made | "
-        "share with no warning | mean overall estimate | items with a warning | "
-        "of those, confirmed by the passage check |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| profile (generator) | first item, cold (s) | first item, warm (median s) | "
+        f"{args.n} items, warm (median s) | items made | mean overall | items with a warning "
+        "(confirmed by the passage check) | exact / near duplicate pairs | peak memory (GiB) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        *(summary(p, d, args.n) for p, d in results.items()),
+        "",
     ]
-    for mode, results in runs.items():
-        per_item = [r["seconds"] / r["items"] for r in results if r["items"]]
-        made = sum(r["items"] for r in results)
-        passing = sum(r["passing"] for r in results)
-        estimates = [v for r in results for v in r["overall"]]
-        warned = sum(r["warned"] for r in results)
-        confirmed = sum(r["warned_confirmed"] for r in results)
-        md.append(
-            f"| {mode} | {median([r['seconds'] for r in results]):.1f} | "
-            f"{median(per_item):.1f} | {made} of {args.n * len(results)} | "
-            f"{passing / made if made else 0:.0%} | "
-            f"{sum(estimates) / len(estimates) if estimates else float('nan'):.3f} "
-            f"(n {len(estimates)}) | {warned} | {confirmed} |"
-        )
-    md += ["", "Target: a 5-item MCQ quiz from a 300-word passage in under 60 s with ranking.", ""]
-    for mode, results in runs.items():
-        counts = Counter(code for r in results for codes in r["flags"] for code in codes)
-        made = sum(r["items"] for r in results)
-        listed = ", ".join(f"{code} {n}/{made}" for code, n in counts.most_common())
-        md.append(f"Warnings on the {mode} items: {listed or 'none'}.")
-        hints = Counter(code for r in results for codes in r["hints"] for code in codes)
-        shown = ", ".join(f"{code} {n}/{made}" for code, n in hints.most_common())
-        md.append(f"Hints on the {mode} items: {shown or 'none'}.")
+    for profile, data in results.items():
+        counts = Counter(c for r in data["runs"] for codes in r["flags"] for c in codes)
+        hints = Counter(c for r in data["runs"] for codes in r["hints"] for c in codes)
+        made = sum(r["items"] for r in data["runs"])
+        listed = ", ".join(f"{c} {k}/{made}" for c, k in counts.most_common()) or "none"
+        shown_hints = ", ".join(f"{c} {k}/{made}" for c, k in hints.most_common()) or "none"
+        md.append(f"Warnings on the {profile} items: {listed}. Hints: {shown_hints}.")
     md.append("")
     text = "\n".join(md)
+    data = {"machine": info, "revision": git_revision(), "n": args.n, "results": results}
     write_results("generation", data, text)
+    (RESULTS / "generation-items.md").write_text(items_doc(results), encoding="utf-8")
     print(text)
 
 

@@ -205,7 +205,8 @@ def test_settings_dialog_saves_roles_thresholds_and_key(
     assert "stored" in dialog.key_state.text()
     assert secrets.get_api_key("vllm") == "sk-test-123456"
     dialog.threshold_spins[("kda", "weak_below")].setValue(0.4)
-    dialog.live_checks["kda"].setChecked(False)
+    assert not dialog.live_checks["kda"].isChecked()  # the live set feeds the estimate only
+    dialog.live_checks["kda"].setChecked(True)
     dialog.save()
     assert saved
     loaded = settings_mod.load()
@@ -213,7 +214,7 @@ def test_settings_dialog_saves_roles_thresholds_and_key(
     assert loaded.endpoints["vllm"].model == "big-model"
     text = settings_mod.settings_path().read_text()
     assert "sk-test" not in text
-    assert prefs.live_metrics() == ["naco", "overall"]  # overall is live by default
+    assert prefs.live_metrics() == ["kda", "overall"]  # overall is live by default
 
 
 def test_connection_test_reports_failure_with_fix(qtbot: Any) -> None:

@@ -17,7 +17,7 @@ def test_live_naco_rescore_with_the_bundled_model(
     window: Any, qtbot: Any, bank: ItemBank, sample: dict[str, int]
 ) -> None:
     editor = window.editor
-    editor.live_metrics = ["naco", "kda"]  # the default live metrics
+    editor.live_metrics = ["naco", "kda"]  # a teacher who chose them in Settings
     select_item(window, qtbot, sample["warning"])
     before = editor.chips.text("naco")
     editor.stem_edit.setPlainText("Which gas do plants release during photosynthesis?")
@@ -64,3 +64,31 @@ def test_handout_check_with_the_bundled_models(
     html = dialog.result_view.toHtml()
     assert "EXAM" in html and "n-EXAM" in html
     assert len(report.failed) == report.n - report.n_correct
+
+
+def test_explain_runs_one_metric_outside_the_live_set_on_the_saved_item(
+    window: Any, qtbot: Any, bank: ItemBank, sample: dict[str, int]
+) -> None:
+    editor = window.editor
+    editor.live_metrics = ["overall"]  # the default: what feeds the headline estimate
+    select_item(window, qtbot, sample["warning"])
+    offered = editor.explain_metrics()
+    assert "kda" in offered and "naco" in offered and "overall" not in offered
+    editor._fill_explain_menu()
+    titles = [a.text() for a in editor.explain_menu.actions()]
+    assert "KDA" in titles and "NACo" in titles
+    before = len(bank.score_history(sample["warning"], "kda"))
+
+    # An unsaved edit is saved first: the explanation describes the text in the bank.
+    editor.stem_edit.setPlainText("Which gas do plants release during photosynthesis?")
+    worker = editor.explain("kda")
+    assert worker is not None
+    assert editor.explain("naco") is None  # one at a time
+    qtbot.waitUntil(lambda: editor.full_worker is None, timeout=240_000)
+    stored = bank.get_item(sample["warning"])
+    assert stored.stem == "Which gas do plants release during photosynthesis?"
+    history = bank.score_history(sample["warning"], "kda")
+    assert len(history) == before + 1
+    assert history[-1].scored and 0.0 <= float(history[-1].value) <= 1.0
+    assert editor.chips.text("kda") not in ("KDA …", "KDA –")
+    assert "kda" not in editor.stale_metrics()

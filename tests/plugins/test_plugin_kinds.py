@@ -118,7 +118,7 @@ def test_metric_is_run_by_score_all_and_batches(metric: type[Metric]) -> None:
     assert every.index("stemlen") < every.index("overall") == len(every) - 1
     assert "stemlen" in registry.default_batch_metrics()
     assert "stemlen" not in registry.default_live_metrics()  # it did not ask to be live
-    assert registry.default_live_metrics() == ["overall", "naco", "kda"]
+    assert registry.default_live_metrics() == ["overall"]
 
 
 def test_metric_gets_a_chip_evidence_a_chart_entry_and_a_threshold(metric: type[Metric]) -> None:

@@ -165,7 +165,7 @@ def generate_items(
                 ranked = best_first(fresh)
             best, alternatives = ranked[0], ranked[1:]
             if request.rank:
-                runs = len(kept_metrics(best.type))
+                runs = len(kept_metrics(best.type, metric_ctx.settings.profile))
                 scoring = score_kept(best, metric_ctx, label)
                 yield from _spread(scoring, runs, done, n, RANKED_SHARE, 1.0)
             best.alternatives = alternatives

@@ -17,6 +17,7 @@ from quizsmith.jobs import Progress
 from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
 from quizsmith.metrics.runner import apply_result
+from quizsmith.quality.live_set import default_live_metrics
 
 
 def rank_metrics(item_type: str) -> list[str]:
@@ -29,7 +30,7 @@ def rank_metrics(item_type: str) -> list[str]:
     )
 
 
-def kept_metrics(item_type: str) -> list[str]:
+def kept_metrics(item_type: str, profile: str | None = None) -> list[str]:
     """The live metrics the kept item gets as well, so that it reaches the teacher scored as
     the item editor would score it: those that apply to its type and did not rank it, and
     again those that read the others (the overall estimate, last: a teacher's refitted model
@@ -38,7 +39,7 @@ def kept_metrics(item_type: str) -> list[str]:
     if not ranked:
         return []
     chosen = []
-    for name in registry.default_live_metrics():
+    for name in default_live_metrics(profile):
         cls = registry.get(name)
         types = cls.item_types if cls.generated_item_types is None else cls.generated_item_types
         if item_type in types and (name not in ranked or cls.reads_scores):
@@ -74,7 +75,8 @@ def score_candidates(
 
 def score_kept(item: Item, ctx: MetricContext, label: str) -> Generator[Progress, None, None]:
     """Score the kept candidate with the rest of the live metrics."""
-    yield from _score(item, kept_metrics(item.type), ctx, f"{label}: scoring the best candidate")
+    names = kept_metrics(item.type, ctx.settings.profile)
+    yield from _score(item, names, ctx, f"{label}: scoring the best candidate")
 
 
 def _score(

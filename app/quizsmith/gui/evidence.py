@@ -72,7 +72,13 @@ def metric_html(result: ScoreResult) -> str:
     title = registry.evidence_title(result.metric)
     if not result.scored:
         return f"<h3>{esc(title)}</h3><p><i>Not scored: {esc(result.not_scored_reason)}</i></p>"
-    head = f"<h3>{esc(title)} {result.value:.2f}</h3>"
+    # The number as its chip shows it ("91%", "1.4/5"), so heading and chip never disagree.
+    shown = (
+        registry.get(result.metric).chip_text(result)
+        if result.metric in registry.names()
+        else f"{result.value:.2f}"
+    )
+    head = f"<h3>{esc(title)} {esc(shown)}</h3>"
     # Each metric renders its own section (metrics/display.py); one not installed any more
     # shows its plain values.
     render = (

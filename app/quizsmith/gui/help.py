@@ -90,7 +90,9 @@ a few minutes on a laptop while the models load. <i>Generate</i> again writes ne
 about other facts first, and never one the bank already has (a rejected one included).</li>
 <li><b>Check each item.</b> Click an item: the editor on the right shows its scores as
 coloured chips and, under <i>Evidence</i>, what the models saw and why they scored it so.
-Edit the wording; the live scores follow about a second after you stop typing.
+Edit the wording; the Overall estimate follows about a second after you stop typing.
+<i>Explain</i> (beside the Evidence tab) runs one more metric on the item, such as NACo's
+reasoning steps or KDA's solvers; <i>Score all</i> runs every one.
 <i>Save</i> (Ctrl+S) stores the text; until then your edits are a draft and the item,
 its scores and exports stay as last saved.</li>
 <li><b>Decide.</b> <i>Accept</i> or <i>Reject</i> (pick a reason). The <i>Review queue</i>

@@ -28,10 +28,12 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QTabWidget,
     QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -54,6 +56,7 @@ from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.passage_panel import TYPE_LABELS
 from quizsmith.gui.scores import LEVEL_COLORS, chip_for, chip_metrics
 from quizsmith.gui.worker import JobRunner, JobWorker, ProgressPanel
+from quizsmith.metrics import registry as metric_registry
 from quizsmith.metrics.runner import PartStep, ScoredStep
 from quizsmith.operations.reviews import record_review
 from quizsmith.operations.scores import save_edited_item
@@ -294,6 +297,19 @@ class ItemEditor(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.evidence, "Evidence")
         self.tabs.addTab(self.passage_view, "Passage")
+        # Issue 26: the metrics outside the live set (NACo's steps, KDA's solvers, MIRROR's
+        # review...) on request, one at a time, for the saved item.
+        self.explain_button = QToolButton()
+        self.explain_button.setText("Explain")
+        self.explain_button.setToolTip(
+            "Run one metric that is not re-scored as you type on this item and show its "
+            "evidence (the item is saved first)"
+        )
+        self.explain_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.explain_menu = QMenu(self.explain_button)
+        self.explain_menu.aboutToShow.connect(self._fill_explain_menu)
+        self.explain_button.setMenu(self.explain_menu)
+        self.tabs.setCornerWidget(self.explain_button, Qt.Corner.TopRightCorner)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
@@ -376,6 +392,7 @@ class ItemEditor(QWidget):
             self.difficulty_box,
             self.save_button,
             self.score_all_button,
+            self.explain_button,
             self.accept_button,
             self.reject_button,
             self.review_button,
@@ -772,17 +789,48 @@ class ItemEditor(QWidget):
 
     def score_all(self) -> JobWorker | None:
         """Every metric on the saved item, stored as it goes (MIRROR/MRE take a while)."""
+        return self._score_saved(jobs.all_metrics(), "Scoring with every metric")
+
+    def explain_metrics(self) -> list[str]:
+        """What "Explain" offers: the metrics of "Score all" that are not live and apply to
+        the item as saved."""
+        if self.item is None:
+            return []
+        live = set(self._live_metrics)
+        return [
+            name
+            for name in jobs.all_metrics()
+            if name not in live and metric_registry.get(name)().not_applicable(self.item) is None
+        ]
+
+    def _fill_explain_menu(self) -> None:
+        self.explain_menu.clear()
+        names = self.explain_metrics()
+        for name in names:
+            action = self.explain_menu.addAction(metric_title(name))
+            action.triggered.connect(lambda _checked=False, m=name: self.explain(m))
+        if not names:
+            none = self.explain_menu.addAction("Nothing more applies to this item")
+            none.setEnabled(False)
+
+    def explain(self, metric: str) -> JobWorker | None:
+        """One metric on the saved item (its evidence replaces any out-of-date one)."""
+        return self._score_saved([metric], f"Explaining with {metric_title(metric)}")
+
+    def _score_saved(self, metrics: list[str], label: str) -> JobWorker | None:
         if self.item is None or self.item.id is None:
             return None
+        if self.full_worker is not None:
+            return None  # one at a time: "Score all" or an explanation is still running
         if self.dirty and not self.save():
             return None
         worker = self.runner.start(
-            jobs.score_and_store_job(self.bank, [self.item.id], jobs.all_metrics(), self.settings)
+            jobs.score_and_store_job(self.bank, [self.item.id], metrics, self.settings)
         )
         self.full_worker = worker
-        self._full_pending = jobs.all_metrics()
+        self._full_pending = list(metrics)
         if self.progress is not None:
-            self.progress.attach(worker, "Scoring with every metric")
+            self.progress.attach(worker, label)
         item_id = self.item.id
         worker.signals.progress.connect(self._full_progress)
         worker.signals.failed.connect(lambda m, f: show_error(self, m, f, "Scoring failed"))

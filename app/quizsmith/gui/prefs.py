@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 from quizsmith import paths
-from quizsmith.metrics import registry as metric_registry
+from quizsmith.operations.jobs import default_live_metrics
 
 BANK_FILE = "bank.quizsmith.sqlite"
 
@@ -49,7 +49,7 @@ def set_bank_path(path: Path) -> None:
 
 
 def live_metrics() -> list[str]:
-    default = ",".join(metric_registry.default_live_metrics())
+    default = ",".join(default_live_metrics())
     value = _store().value("scoring/live_metrics", default)
     text = ",".join(value) if isinstance(value, list) else str(value or "")
     return [m.strip() for m in text.split(",") if m.strip()]

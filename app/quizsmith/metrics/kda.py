@@ -131,7 +131,7 @@ class KdaMetric(Metric):
     evidence_title: ClassVar[str] = "KDA"
     chip_label: ClassVar[str] = "KDA"
     chart_label: ClassVar[str] = "KDA_cont"
-    live_by_default: ClassVar[bool] = True
+    # Not live (issue 26): neither profile's shipped overall model reads it (quality/live_set.py).
     batch_by_default: ClassVar[bool] = True
     # The overall estimate was fitted on questions, so KDA ranks true/false statements.
     rank_item_types: ClassVar[tuple[str, ...]] = ("tf",)

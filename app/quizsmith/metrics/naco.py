@@ -178,7 +178,7 @@ class NacoMetric(Metric):
     evidence_title: ClassVar[str] = "NACo"
     chip_label: ClassVar[str] = "NACo"
     chart_label: ClassVar[str] = "NACo"
-    live_by_default: ClassVar[bool] = True
+    # Not live (issue 26): neither profile's shipped overall model reads it (quality/live_set.py).
     reports_parts: ClassVar[bool] = True
     batch_by_default: ClassVar[bool] = True
     # It asks whether the text is a natural, answerable question and compares the model's

@@ -49,12 +49,13 @@ __all__ = [
 JobFactory = Callable[[CancelToken], Generator[Progress, None, Any]]
 
 
-def default_live_metrics() -> list[str]:
-    """Metrics run after every edit (each metric declares `live_by_default`; fast enough with
-    the bundled models); the rest on request. The order they run in is `live_order`'s."""
-    from quizsmith.metrics import registry
+def default_live_metrics(profile: str | None = None) -> list[str]:
+    """Metrics run after every edit until the teacher chooses: what feeds the headline
+    estimate (quality/live_set.py); the rest on request. The order they run in is
+    `live_order`'s."""
+    from quizsmith.quality.live_set import default_live_metrics as live_set
 
-    return registry.default_live_metrics()
+    return live_set(profile)
 
 
 def live_order(metrics: Sequence[str]) -> list[str]:
