@@ -225,6 +225,12 @@ def test_refit_from_bank(tmp_path: Path) -> None:
         for item_id, v in ids[15:]:
             bank.review(item_id, "needs-review")
             bank.review(item_id, "accept" if v > 0.4 else "reject")
+        # A true/false decision is no lesson for the question model (its own calibration).
+        tf_item = Item(type="tf", stem="Water is wet.", key="True", passage_id=pid)
+        tf_item.options = Item.make_options("True", ["False"])
+        tf = bank.add_item(tf_item)
+        bank.add_score(tf, ScoreResult(metric="mre", value=0.9, values={"sre_bleu4": 0.9}))
+        bank.review(tf, "accept")
         model = refit_from_bank(bank, min_each=5)
     assert model.path == user_model_path() and user_model_path().exists()
     assert model.path != shipped_model_path()

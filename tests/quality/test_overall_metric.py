@@ -55,9 +55,12 @@ def stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_not_applicable_and_bad_input_are_not_scored() -> None:
     ctx = MetricContext()
-    tf = Item(type="tf", stem="Plants release oxygen.", key="True", passage=Passage(text=PASSAGE))
-    result = OverallMetric().score(tf, ctx)
-    assert not result.scored and "does not apply" in (result.not_scored_reason or "")
+    # A sentence with no blank cannot be read as a fill-in-the-blank item: the reason, in words.
+    cloze = Item(
+        type="cloze", stem="Plants release oxygen.", key="oxygen", passage=Passage(text=PASSAGE)
+    )
+    result = OverallMetric().score(cloze, ctx)
+    assert not result.scored and "no blank" in (result.not_scored_reason or "")
     no_passage = Item(type="short", stem="Which gas?", key="Oxygen")
     assert "no passage" in (OverallMetric().score(no_passage, ctx).not_scored_reason or "")
     blank = Item(type="short", stem="   ", key="Oxygen", passage=Passage(text=PASSAGE))

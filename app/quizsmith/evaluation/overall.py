@@ -352,10 +352,15 @@ def refit_from_bank(
     seed: int = 0,
 ) -> OverallModel:
     """Refit on the teacher's own accept/reject decisions in an ItemBank (the latest
-    accept-or-reject review of each accepted or rejected item, with the item's latest scores)
+    accept-or-reject review of each accepted or rejected question, with its latest scores)
     and save to `path` (default: the user's config folder, `user_model_path`, for the profile
     whose models computed the items' signals: `signals_profile()`)."""
-    items = bank.search(status=["accepted", "rejected"], limit=None)
+    from quizsmith.quality.type_estimate import TYPES
+
+    # Questions only: true/false and cloze items have their own calibration (type_estimate).
+    items = [
+        i for i in bank.search(status=["accepted", "rejected"], limit=None) if i.type not in TYPES
+    ]
     records: list[EvalRecord] = []
     scores: list[Mapping[str, ScoreResult]] = []
     for item in items:

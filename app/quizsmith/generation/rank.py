@@ -23,7 +23,8 @@ from quizsmith.quality.live_set import default_live_metrics
 def rank_metrics(item_type: str) -> list[str]:
     """What each candidate of this type is scored with to rank it: the metrics that declare
     the type in `rank_item_types` (multiple-choice and short questions by the overall
-    estimate, true/false statements by KDA); a type none ranks (cloze) is not ranked."""
+    estimate, true/false statements by KDA: their own estimate, "is the key right?", would
+    prefer the most blatantly false statement); a type none ranks (cloze) is not ranked."""
     return registry.run_order(
         [cls.name for cls in registry.shown_order() if item_type in cls.rank_item_types]
     )

@@ -37,6 +37,8 @@ FLAG_WORDS = {
     "not-a-question": "the model says it is not a real question",
     "answer-differs": "the model's answer differs from the key",
     "reader-differs": "a model reading the passage gives another answer",
+    "reader-disagrees": "a model reading the passage doubts the true/false key",
+    "statement-is-question": "a true/false statement that ends with a question mark",
     "too-easy": "fewer reasoning steps than expected",
     "too-hard": "more reasoning steps than expected",
     "kda-weak": "knowing the fact hardly helps to answer it",
@@ -116,7 +118,14 @@ alternative was swapped in) and is being recomputed.</p>
 <dt><b>Overall</b> (0-100%)</dt>
 <dd>The estimated chance that a teacher accepts the item, learned from the other scores and
 from teachers' decisions. It orders the review queue (lowest first). Tools → <i>Learn my
-standard</i> refits it on your own accept/reject decisions.</dd>
+standard</i> refits it on your own accept/reject decisions (of questions).
+For a <b>true/false</b> item it means something else: the estimated chance that its key is
+right, as a model reading the passage sees it (no teacher ratings exist for statements; it
+was measured on statements made from cloze tests). It checks that a statement says what the
+passage says, word for word, so a true statement in your own words may look false to it.
+<b>Fill-in-the-blank</b> items get no Overall: measured on labelled cloze tests, the small
+reader could not tell a blank with one right answer from one with two; hover over the chip
+for the figures.</dd>
 <dt><b>NACo</b> (0-1; multiple-choice and short-answer items)</dt>
 <dd>Is it a natural question, is it answerable from the passage, and is it about as
 complex as expected? A model reasons through the question step by step and answers it;

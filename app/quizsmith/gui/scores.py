@@ -124,8 +124,8 @@ def _level(item: Item, metric: str, result: ScoreResult, settings: Settings | No
 def _tooltip(item: Item, cls: type[Metric], metric: str, result: ScoreResult) -> str:
     """The chip's number with what it means and the metric's reasons on this item."""
     lines = [f"{_title(cls, metric)} {cls.chip_text(result)}"]
-    if cls.description:
-        lines[0] += f": {cls.description}"
+    if meaning := cls.chip_meaning(result):
+        lines[0] += f": {meaning}"
     if result.scored and (reason := cls.chip_reason(result)):
         lines.append(f"Mostly because {reason}.")
     flags = [f for f in item.flags if f.metric == metric]

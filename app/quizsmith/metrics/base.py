@@ -220,6 +220,12 @@ class Metric:
         return generic_evidence_html(result)
 
     @classmethod
+    def chip_meaning(cls, result: ScoreResult) -> str:
+        """What this result's number means, for the chip's tooltip (the overall estimate
+        means something else for a true/false or cloze item than for a question)."""
+        return cls.description
+
+    @classmethod
     def chip_reason(cls, result: ScoreResult) -> str | None:
         """The main reason for this score in a teacher's words, for the chip's tooltip and
         the CLI (None: the number and the flags say it all)."""

@@ -70,6 +70,21 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
         "of 1,500 QGEval questions, 60% of them rated below 2.5 for answer consistency (base "
         "rate 25%, recall 43%; bench/standard_reader.py, nothing fitted)",
     ),
+    "statement-is-question": FlagRule(
+        "warning",
+        1.0,
+        "counted, not estimated: a true/false statement that ends with a question mark is "
+        "one no student can answer True or False to",
+    ),
+    "reader-disagrees": FlagRule(
+        "info",
+        0.935,
+        "true/false key-right estimate < 0.1 out of fold (bench/item_types.py, CELA): on 80 "
+        "statements each keyed right and wrong, precision 0.98 (0.94 at 20% wrong keys), "
+        "recall 0.73; a hint all the same: those statements repeat the passage word for word "
+        "or change one word, and a true statement in a teacher's own words, which would look "
+        "false to it, was not measured",
+    ),
     "not-a-question": FlagRule(
         "info",
         0.5,

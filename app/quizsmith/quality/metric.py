@@ -9,6 +9,9 @@
   model of the model profile (`quality/overall_model.py`). It needs no reference question.
   It is the headline chip, orders the review queue and ranks generated candidates.
 
+True/false and fill-in-the-blank items are no questions, so not for the overall model: their
+signals and calibrated estimate (measured on cloze tests) are in `quality/type_estimate.py`.
+
 Both use the `solvers` role's first base (completion) model as the reader, else the first
 model with log-probs, the instruct model of the `generator` role for fluency, and the
 `embeddings` role for similarity; a model the signals cannot use gives "not scored: reason".
@@ -33,6 +36,7 @@ from quizsmith.metrics.base import Metric, MetricContext, below_text
 from quizsmith.metrics.display import esc, number
 from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its base model
 from quizsmith.providers.base import Provider
+from quizsmith.quality import type_estimate
 from quizsmith.quality.reader import READER_SIGNALS, reader_signals
 from quizsmith.quality.signals import SIGNALS, compute_signals
 from quizsmith.settings import MULTI_ROLES
@@ -130,9 +134,9 @@ class SignalsMetric(Metric):
         "answers (0-1), with the other cheap signals the overall estimate uses."
     )
     needs_passage: ClassVar[bool] = True
-    # Signals read a question and its answer: a true/false statement or a cloze sentence
-    # has neither (the model was fitted on questions).
-    item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
+    # A question and its answer; a true/false statement or a cloze sentence gets the reader
+    # signals of its own type (quality/item_types.py).
+    item_types: ClassVar[tuple[str, ...]] = ("mcq", "short", *type_estimate.TYPES)
 
     # Shown after the others; "Score all" leaves it out, since the overall estimate computes
     # the signals itself (its own result is for `quizsmith eval`).
@@ -149,6 +153,8 @@ class SignalsMetric(Metric):
         reason = super().not_applicable(item)
         if reason:
             return reason
+        if item.type in type_estimate.TYPES:
+            return type_estimate.not_applicable(item)
         if not item.stem.strip() or not item.key.strip():
             return "The item needs a question and a key."
         return None
@@ -158,6 +164,15 @@ class SignalsMetric(Metric):
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         reader = _reader(ctx)
+        if item.type in type_estimate.TYPES:
+            values, evidence = type_estimate.type_signals(item, reader, ctx)
+            return ScoreResult(
+                metric=self.name,
+                value=type_estimate.headline_signal(item.type, values),
+                values=values,
+                evidence={**evidence, "item": item_fingerprint(item)},
+                model_config=signals_config(ctx),
+            )
         found = compute_signals(item, reader, _fluency_model(ctx), ctx.embedder())
         answering = _answer_reader(ctx)
         if answering is not None:
@@ -183,10 +198,11 @@ class OverallMetric(Metric):
     title: ClassVar[str] = "Overall"
     description: ClassVar[str] = (
         "Estimated chance that a teacher accepts the item, learned from human ratings of "
-        "questions (no reference question needed)."
+        "questions (no reference question needed); for a true/false item the chance its key "
+        "is right, for a fill-in-the-blank item the chance the blank has exactly one answer."
     )
     needs_passage: ClassVar[bool] = True
-    item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
+    item_types: ClassVar[tuple[str, ...]] = ("mcq", "short", *type_estimate.TYPES)
     # The headline, shown first; it reads the other live metrics' results, so it runs last.
     order: ClassVar[int] = 0
     chip_label: ClassVar[str] = "Overall"
@@ -198,12 +214,15 @@ class OverallMetric(Metric):
     reads_scores: ClassVar[bool] = True
     # The chance a teacher accepts the item, needing no reference and cheap: what ranks
     # generated questions.
+    # Not true/false: "is the key right?" favours the most blatantly false statement (rank.py).
     rank_item_types: ClassVar[tuple[str, ...]] = ("mcq", "short")
     flag_codes: ClassVar[tuple[str, ...]] = (
         "no-question-form",
         ONE_DISTRACTOR,
         "low-overall",
         "reader-differs",
+        type_estimate.TF_QUESTION_FLAG,
+        type_estimate.FLAG_CODES["tf"],  # no cloze estimate ships, so no blank-ambiguous
     )
 
     @classmethod
@@ -215,7 +234,9 @@ class OverallMetric(Metric):
         # Bad below the flag threshold (where the low-overall warning was measured right
         # 67% of the time); good from 0.6 up, where most items are accepted.
         value = float(result.value or 0.0)
-        if value < float(options.get("weak_threshold", 0.4)):
+        # A true/false or cloze estimate is bad below its own flag's measured cut.
+        limit = result.evidence.get("flag_below", options.get("weak_threshold", 0.4))
+        if value < float(limit):
             return "bad"
         return "good" if value >= float(options.get("good_from", 0.6)) else "ok"
 
@@ -223,6 +244,8 @@ class OverallMetric(Metric):
     def evidence_html(cls, result: ScoreResult) -> str:
         """The estimate, what moved it most (quality/explain.py), and where it comes from;
         the raw model outputs (p_accept, n_features) are no words for a teacher."""
+        if result.evidence.get("estimate"):
+            return type_estimate.evidence_html(result, cls.chip_text(result))
         parts = [f"<p>Estimated chance you accept this item: <b>{cls.chip_text(result)}</b>.</p>"]
         reasons = result.evidence.get("reasons")
         if reasons:
@@ -248,6 +271,12 @@ class OverallMetric(Metric):
         if note:
             parts.append(f"<p><i>{esc(str(note))}</i></p>")
         return "".join(parts)
+
+    @classmethod
+    def chip_meaning(cls, result: ScoreResult) -> str:
+        kind = result.evidence.get("estimate")
+        what = type_estimate.WHAT.get(str(kind))
+        return f"{what} (measured on labelled cloze tests)." if what else cls.description
 
     @classmethod
     def chip_reason(cls, result: ScoreResult) -> str | None:
@@ -284,7 +313,9 @@ class OverallMetric(Metric):
 
         path = active_model_path(ctx.settings.profile)
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else None
-        return {"signals_version": SIGNALS_VERSION, "model": digest}
+        types = type_estimate.calibration_path()
+        calibrated = hashlib.sha256(types.read_bytes()).hexdigest()[:16] if types.exists() else None
+        return {"signals_version": SIGNALS_VERSION, "model": digest, "types": calibrated}
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         from quizsmith.quality.overall_model import load_active_model, signals_profile
@@ -294,9 +325,11 @@ class OverallMetric(Metric):
             signals = SignalsMetric().score(item, ctx)
             if not signals.scored:
                 return ScoreResult.not_scored(self.name, signals.not_scored_reason or "no signals")
+        profile = ctx.settings.profile
+        if item.type in type_estimate.TYPES:
+            return type_estimate.estimate(item, signals, profile)
         scores = dict(item.scores)
         scores["signals"] = signals
-        profile = ctx.settings.profile
         result = load_active_model(profile).predict(scores)
         serving = signals_profile(profile)
         result.model_config["profile"] = profile
@@ -318,6 +351,8 @@ class OverallMetric(Metric):
     def flags(self, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
         if not result.scored or result.value is None:
             return []
+        if result.evidence.get("estimate"):
+            return type_estimate.flags(result, self.name)
         found = []
         signals = result.evidence.get("signals") or {}
         if signals.get("is_question") == 0.0:
