@@ -105,13 +105,16 @@ def test_demo_writes_scored_items_with_provenance(tmp_path: Path) -> None:
     assert item["type"] == "mcq" and len(item["distractors"]) == 3
     assert item["passage"].startswith("Photosynthesis")
     assert item["fact"] in item["passage"]
-    naco = item["scores"]["naco"]
-    # A real NACo score in range, or a stated reason: never a made-up number.
-    assert (naco["value"] is not None and 0.0 <= naco["value"] <= 1.0) or naco["not_scored_reason"]
+    # Scored by the live set (the overall estimate, issue 26): a real estimate in range, or a
+    # stated reason, never a made-up number; nothing outside the live set is computed.
+    overall = item["scores"]["overall"]
+    value = overall["value"]
+    assert (value is not None and 0.0 <= value <= 1.0) or overall["not_scored_reason"]
+    assert "naco" not in item["scores"]
     assert item["provenance"]["model"] == "llamacpp:smollm2-135m-instruct"
     assert len(item["provenance"]["passage_hash"]) == 64
     summary = (out / "items.md").read_text()
-    assert summary.count("answer:") == 1 and "naco:" in summary
+    assert summary.count("answer:") == 1 and "overall:" in summary
     from docx import Document
 
     sheet = "\n".join(p.text for p in Document(str(out / "quiz.docx")).paragraphs)

@@ -135,7 +135,7 @@ def test_metric_gets_a_chip_evidence_a_chart_entry_and_a_threshold(metric: type[
     chip = scores.chip_for(item, "stemlen")
     assert (chip.text, chip.level) == ("4w", "good")
     html = evidence.evidence_html(item)
-    assert "<h3>Stem length 0.20</h3>" in html
+    assert "<h3>Stem length 4w</h3>" in html  # the number as its chip shows it
     assert "4 words &lt;counted&gt;" in html
 
 
