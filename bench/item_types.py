@@ -393,9 +393,7 @@ def ship(data: dict[str, Any]) -> None:
                 "typical_support": tf["typical_support"],
                 "measured": (
                     f"Calibrated on {tf['n_statements']} true/false statements made from "
-                    f"{tf['n_tests']} labelled cloze tests (CELA): out of fold it tells a true "
-                    f"statement from its falsified twin with AUC {fit['oof_auc']:.2f} "
-                    f"[{fit['oof_auc_ci'][0]:.2f}, {fit['oof_auc_ci'][1]:.2f}]."
+                    f"{tf['n_tests']} labelled cloze tests (CELA). " + in_100(fit, TF_PAIR)
                 ),
                 "provenance": {**provenance, "n": tf["n_statements"],
                                "oof_auc": fit["oof_auc"], "oof_auc_ci": fit["oof_auc_ci"],
@@ -403,9 +401,9 @@ def ship(data: dict[str, Any]) -> None:
             }  # fmt: skip
         else:
             blob["not_shipped"]["tf"] = (
-                "Not estimated: on labelled statements the reader did not tell true statements "
-                f"from falsified ones (AUC {fit['oof_auc']:.2f}, 95% interval "
-                f"{fit['oof_auc_ci'][0]:.2f}-{fit['oof_auc_ci'][1]:.2f}, n {tf['n_statements']})."
+                f"Not estimated: on {tf['n_statements']} labelled statements the model did not "
+                "tell true statements from falsified ones better than chance. "
+                + in_100(fit, TF_PAIR)
             )
     if "cloze" in data:
         cz = data["cloze"]
@@ -417,21 +415,33 @@ def ship(data: dict[str, Any]) -> None:
                 "flag_precision": flag.get("precision"),
                 "measured": (
                     f"Calibrated on {cz['n']} blanks of {cz['n_tests']} labelled cloze tests "
-                    f"(CELA, four options each): out of fold AUC {cz['oof_auc']:.2f} "
-                    f"[{cz['oof_auc_ci'][0]:.2f}, {cz['oof_auc_ci'][1]:.2f}]."
+                    "(CELA, four options each). " + in_100(cz, BLANK_PAIR)
                 ),
                 "provenance": {**provenance, "n": cz["n"], "oof_auc": cz["oof_auc"],
                                "oof_auc_ci": cz["oof_auc_ci"]},
             }  # fmt: skip
         else:
             blob["not_shipped"]["cloze"] = (
-                f"Fill-in-the-blank items get no estimate: measured on {cz['n']} labelled blanks, "
-                "the reader's preference for the key did not tell blanks with exactly one right "
-                f"answer from the others (AUC {cz['oof_auc']:.2f}, 95% interval "
-                f"{cz['oof_auc_ci'][0]:.2f}-{cz['oof_auc_ci'][1]:.2f})."
+                f"Fill-in-the-blank items get no estimate: on {cz['n']} labelled blanks the "
+                "model could not tell a blank with exactly one right answer from one that "
+                "several answers fit better than chance. " + in_100(cz, BLANK_PAIR)
             )
     SHIP.write_text(json.dumps(blob, indent=2) + "\n")
     print(f"wrote {SHIP}")
+
+
+TF_PAIR = "a true statement above a falsified one"
+BLANK_PAIR = "a blank with exactly one right answer above one that several answers fit"
+
+
+def in_100(fit: dict[str, Any], pair: str) -> str:
+    """An out-of-fold AUC in a teacher's words: how often, of 100 pairs, the right one was
+    rated higher (chance: 50), with its 95% interval."""
+    low, high = (round(100 * v) for v in fit["oof_auc_ci"])
+    return (
+        f"Tested on items it was not fitted on, it rated {pair} {round(100 * fit['oof_auc'])} "
+        f"times in 100 (95% interval {low}-{high}; chance is 50)."
+    )
 
 
 def markdown(data: dict[str, Any]) -> str:

@@ -795,9 +795,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "refit",
         help="refit the overall score on your own accept/reject decisions in a bank",
-        description="Fits the overall quality estimate on the items you accepted or rejected "
-        "(at least 30, with 10 of each), from the scores they carry, and saves it in your "
-        "config folder, where it replaces the shipped model.",
+        description="Fits the overall quality estimate on the questions (multiple-choice and "
+        "short-answer items) you accepted or rejected (at least 30, with 10 of each), from "
+        "the scores they carry, and saves it in your config folder, where it replaces the "
+        "shipped model.",
     )
     p.add_argument("--bank", required=True, help="the bank file")
     p.add_argument("--seed", type=int, default=0, help="random forest and fold seed (0)")

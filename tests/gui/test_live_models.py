@@ -83,7 +83,8 @@ def test_explain_runs_one_metric_outside_the_live_set_on_the_saved_item(
     editor.stem_edit.setPlainText("Which gas do plants release during photosynthesis?")
     worker = editor.explain("kda")
     assert worker is not None
-    assert editor.explain("naco") is None  # one at a time
+    assert editor.explain("naco") is None  # one at a time ...
+    assert not editor.explain_button.isEnabled() and not editor.score_all_button.isEnabled()
     qtbot.waitUntil(lambda: editor.full_worker is None, timeout=240_000)
     stored = bank.get_item(sample["warning"])
     assert stored.stem == "Which gas do plants release during photosynthesis?"
@@ -92,3 +93,4 @@ def test_explain_runs_one_metric_outside_the_live_set_on_the_saved_item(
     assert history[-1].scored and 0.0 <= float(history[-1].value) <= 1.0
     assert editor.chips.text("kda") not in ("KDA …", "KDA –")
     assert "kda" not in editor.stale_metrics()
+    assert editor.explain_button.isEnabled() and editor.score_all_button.isEnabled()  # ... then

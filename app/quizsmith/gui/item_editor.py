@@ -399,6 +399,7 @@ class ItemEditor(QWidget):
             self.reason_box,
         ):
             w.setEnabled(enabled)
+        self._sync_scoring_buttons()
         self.problems.setText("")
         self._type_changed()
         self._refresh()
@@ -821,7 +822,7 @@ class ItemEditor(QWidget):
         if self.item is None or self.item.id is None:
             return None
         if self.full_worker is not None:
-            return None  # one at a time: "Score all" or an explanation is still running
+            return None  # one at a time (its buttons are disabled until it ends)
         if self.dirty and not self.save():
             return None
         worker = self.runner.start(
@@ -836,8 +837,16 @@ class ItemEditor(QWidget):
         worker.signals.failed.connect(lambda m, f: show_error(self, m, f, "Scoring failed"))
         worker.signals.finished.connect(lambda _v: self._after_full_score(item_id))
         worker.signals.done.connect(self._full_done)
+        self._sync_scoring_buttons()
         self._refresh()
         return worker
+
+    def _sync_scoring_buttons(self) -> None:
+        """ "Score all" and "Explain" wait while either runs (the progress panel shows it),
+        rather than take a click they would ignore."""
+        free = self.item is not None and self.full_worker is None
+        for button in (self.score_all_button, self.explain_button):
+            button.setEnabled(free)
 
     def _full_progress(self, event: object) -> None:
         """One metric of "Score all" finished: its chip and evidence are current again."""
@@ -857,6 +866,7 @@ class ItemEditor(QWidget):
         if self.full_worker is not None and self.sender() is self.full_worker.signals:
             self.full_worker = None
             self._full_pending = []
+            self._sync_scoring_buttons()
             self._refresh()
 
     def _after_full_score(self, item_id: int) -> None:

@@ -139,12 +139,13 @@ def estimate(item: Item, signals: ScoreResult, profile: str) -> ScoreResult:
     for coef, value in zip(cal["coef"], x, strict=True):
         z += float(coef) * float(value or 0.0)
     z = max(-50.0, min(50.0, z))
-    p = 1.0 / (1.0 + math.exp(-z))
+    calibrated = 1.0 / (1.0 + math.exp(-z))
+    p = calibrated
     if item.type == "tf" and item.key.strip().lower() == "false":
         p = 1.0 - p  # the calibration says how likely the statement is true
     evidence: dict[str, Any] = {
         "estimate": item.type,
-        "reasons": reasons(item, signals, cal, p_true=1.0 / (1.0 + math.exp(-z))),
+        "reasons": reasons(item, signals, cal, p_true=calibrated),
         "flag_below": float(cal["flag_below"]),
         "measured": str(cal.get("measured", "")),
         "signals": dict(signals.values),
