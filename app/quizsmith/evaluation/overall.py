@@ -383,11 +383,9 @@ def refit_from_bank(
     if len(records) < min_decisions or min(n_accept, n_reject) < min_each:
         raise QuizsmithError(
             f"Not enough decisions to refit the overall model: {n_accept} accepted and "
-            f"{n_reject} rejected questions (true/false and fill-in-the-blank items do not "
-            "count: the overall model judges questions).",
-            f"Review at least {min_decisions} scored multiple-choice or short-answer items, with "
-            f"at least {min_each} accepted and {min_each} rejected; until then the shipped model "
-            "is used.",
+            f"{n_reject} rejected questions (true/false and fill-in items do not count).",
+            f"Review at least {min_decisions} scored questions, with at least {min_each} "
+            f"accepted and {min_each} rejected; until then the shipped model is used.",
         )
     model = fit_overall(
         records,
