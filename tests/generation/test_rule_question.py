@@ -1,0 +1,116 @@
+"""Where the rule-made question (writer.wh_question) joins a target's candidates: second for
+a few-shot generator, only as a stand-in for a chat generator (issue 26: on the standard
+profile the ranking kept the rule's often ungrammatical questions over the 1.5B model's).
+
+The generator is scripted (this is the builder's control flow, not a model's quality); the
+real models write items in test_pipeline.py and tests/test_standard_profile.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from quizsmith.domain import Passage
+from quizsmith.generation.builder import BuildContext, build_candidates
+from quizsmith.generation.target_candidates import Target
+from quizsmith.jobs import CancelToken
+from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
+
+FACT = "The library was completed in 1963 after ten years of work."
+RULE_STEM = "The library was completed in what year after ten years of work?"
+
+
+class ScriptedWriter(Provider):
+    """Answers each stem request with the next scripted question (chat JSON or completion)."""
+
+    name: ClassVar[str] = "scripted"
+    can_chat = True
+    is_local = False
+
+    def __init__(self, questions: list[str]):
+        self.questions = list(questions)
+        self.calls = 0
+
+    @property
+    def info(self) -> ModelInfo:
+        return ModelInfo(self.name, "scripted-writer")
+
+    def _next(self) -> str:
+        self.calls += 1
+        return self.questions.pop(0)
+
+    def chat(
+        self,
+        messages: Sequence[Message | dict[str, str]],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",
+    ) -> ChatResult:
+        data = {"question": self._next()}
+        return ChatResult(text=json.dumps(data), model="scripted-writer", data=data)
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",
+    ) -> ChatResult:
+        return ChatResult(text=self._next(), model="scripted-writer")
+
+
+def target() -> Target:
+    return Target(FACT, 0, "1963", FACT.index("1963"), "year", 0, 1.0)
+
+
+def short_candidates(profile: str, questions: list[str], k: int = 3) -> tuple[list[str], Any]:
+    writer = ScriptedWriter(questions)
+    ctx = BuildContext(
+        passage=Passage(text=FACT),
+        generator=writer,
+        profile=profile,
+        embed=None,
+        qa=None,
+        cancel=CancelToken(),
+        difficulty=None,
+        seed=0,
+    )
+    built = build_candidates(target(), "short", k, ctx)
+    methods = [c.provenance["stem_method"] for c in built.candidates]
+    return [c.stem for c in built.candidates], (methods, writer.calls)
+
+
+def test_a_chat_generator_writes_every_candidate() -> None:
+    asked = ["When was the library completed?", "In which year was the library finished?"]
+    stems, (methods, calls) = short_candidates("chat", [*asked, "What year saw it completed?"])
+    assert stems == [*asked, "What year saw it completed?"]
+    assert methods == ["model"] * 3 and calls == 3
+    assert RULE_STEM not in stems
+
+
+def test_the_rule_stands_in_when_every_chat_attempt_fails() -> None:
+    # Too short, gives the answer away, not a question: all three are dropped.
+    stems, (methods, calls) = short_candidates(
+        "chat", ["Year?", "Was it 1963?", "The library was completed"]
+    )
+    assert stems == [RULE_STEM]
+    assert methods == ["rule: answer replaced by a question phrase"] and calls == 3
+
+
+def test_a_fewshot_generator_gets_the_rule_question_second() -> None:
+    stems, (methods, calls) = short_candidates(
+        "fewshot", ["When was the library completed?", "In which year was it finished?"]
+    )
+    assert stems == ["When was the library completed?", RULE_STEM, "In which year was it finished?"]
+    assert methods == ["model", "rule: answer replaced by a question phrase", "model"]
+    assert calls == 2
