@@ -21,8 +21,9 @@ apart.
 
     .venv/bin/python bench/generation.py [--profiles standard,light] [--n 5] [--threads 2]
 
-Results in bench/results/generation.{json,md}, and 10 items of each profile, as generated
-(the first two of each passage), in bench/results/generation-items.md for docs/generation.md.
+Results in bench/results/generation.{json,md}, and every item of each profile as generated
+(with where its question came from: the model or the rule), in
+bench/results/generation-items.md, for the readings in docs/generation.md.
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ def shown(item: Any) -> dict[str, Any]:
         "distractors": list(item.distractors),
         "overall": float(overall.value) if overall and overall.value is not None else None,
         "flags": [f.code for f in item.flags],
+        "stem_method": item.provenance.get("stem_method", ""),
     }
 
 
@@ -207,23 +209,23 @@ def summary(profile: str, data: dict[str, Any], n: int) -> str:
     )
 
 
-def items_doc(results: dict[str, dict[str, Any]], per_profile: int = 10) -> str:
-    """The first two items of each passage, per profile, as generated (for docs/generation.md)."""
+def items_doc(results: dict[str, dict[str, Any]]) -> str:
+    """Every item, per profile, as generated (for the readings in docs/generation.md)."""
     out = []
     for profile, data in results.items():
         out += [f"### {profile} profile ({data['generator']})", ""]
         count = 0
         for run in data["runs"]:
-            for item in run["shown"][:2]:
-                if count == per_profile:
-                    break
+            for item in run["shown"]:
                 count += 1
+                source = "rule" if str(item.get("stem_method", "")).startswith("rule") else "model"
                 wrong = "; ".join(item["distractors"]) or "none"
                 flags = ", ".join(item["flags"]) or "none"
                 estimate = "not scored" if item["overall"] is None else f"{item['overall']:.0%}"
                 out.append(
                     f"{count}. ({run['passage']}) **{item['stem']}** Key: *{item['key']}*; "
-                    f"distractors: {wrong}. Overall {estimate}; flags: {flags}."
+                    f"distractors: {wrong}. Overall {estimate}; flags: {flags}; question by "
+                    f"the {source}."
                 )
         out.append("")
     return "\n".join(out)

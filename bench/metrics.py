@@ -24,6 +24,7 @@ is not counted. Results in bench/results/metrics.{json,md}.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from dataclasses import replace
@@ -38,7 +39,7 @@ from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
 from quizsmith.operations.jobs import default_live_metrics, live_order
 from quizsmith.providers.llamacpp import forget_kept_state
-from quizsmith.settings import Settings
+from quizsmith.settings import PROFILE_ENV, PROFILES, Settings
 from support.squad import squad_mcqs
 
 
@@ -57,7 +58,7 @@ def distractor_edited(item: Item, other: Item) -> Item:
 
 
 #: The live set in the order the item editor runs it (operations/jobs.py: overall first while the
-#: active model reads only its own signals).
+#: active model reads only its own signals); main() sets it again for --profile.
 LIVE = live_order(default_live_metrics())
 SCENARIOS = ["first score", "after a stem edit", "after a distractor edit"]
 
@@ -76,7 +77,7 @@ def live_scenarios(
     ctx: MetricContext,
     *,
     keep: bool = True,
-    names: list[str] = LIVE,
+    names: list[str] | None = None,
     counted: range | None = None,
 ) -> dict[str, list[float]]:
     """Seconds per scenario, in the order the item editor meets them: the whole live set,
@@ -86,7 +87,7 @@ def live_scenarios(
     the live set (the default one, or without the overall estimate, for what it adds).
     `counted`: the items whose times count (default: all but the first, which loads the
     models); each item's distractor edit takes a spare answer from the next item."""
-    metrics = [registry.get(name)() for name in names]
+    metrics = [registry.get(name)() for name in (LIVE if names is None else names)]
     counted = counted if counted is not None else range(1, len(bench_items))
     out: dict[str, list[float]] = {}
     for name in SCENARIOS:
@@ -145,9 +146,25 @@ def overall_adds(
 METRICS = ["naco", "kda", "exam", "mirror", "mre"]
 
 
+def roles_in_words(settings: Settings) -> str:
+    """The models the profile's roles name, each once ("qwen2.5-coder-1.5b-instruct, ...")."""
+    names: list[str] = []
+    for value in settings.effective_roles().values():
+        for ref in value if isinstance(value, list) else [value]:
+            if str(ref) not in names:
+                names.append(str(ref))
+    return ", ".join(names)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=5)
+    parser.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default="light",
+        help="model profile whose roles and live set are timed (default light)",
+    )
     parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads (0: cores)")
     parser.add_argument(
         "--metrics", default=",".join(METRICS), help="metrics timed one by one (comma list)"
@@ -156,8 +173,13 @@ def main() -> None:
         "--name", default="metrics", help="results file name in bench/results (default metrics)"
     )
     args = parser.parse_args()
+    global LIVE
+    # The live set and the model that orders it follow the profile as they would in the app.
+    os.environ[PROFILE_ENV] = args.profile
+    LIVE = live_order(default_live_metrics(args.profile))
+    settings = Settings(profile=args.profile, n_threads=args.threads)
     bench_items = items(args.items + 1)
-    ctx = MetricContext(settings=Settings(n_threads=args.threads))
+    ctx = MetricContext(settings=settings)
     per_metric: dict[str, list[float]] = {}
     not_scored: dict[str, int] = {}
     for name in filter(None, args.metrics.split(",")):
@@ -173,7 +195,7 @@ def main() -> None:
     # The live set runs in a fresh process state for the passages (the per-metric loop above
     # read them already): fresh MetricContext, and the bench items shifted to unread passages.
     live_items = items(2 * (args.items + 1))[args.items + 1 :]
-    live_ctx = MetricContext(settings=Settings(n_threads=args.threads))
+    live_ctx = MetricContext(settings=settings)
     live = live_scenarios(live_items, live_ctx)
     forget_everything()
     unkept = live_scenarios(live_items, live_ctx, keep=False)
@@ -184,6 +206,7 @@ def main() -> None:
         "revision": git_revision(),
         "items": args.items,
         "threads": args.threads,
+        "profile": args.profile,
         "seconds": per_metric,
         "live": live,
         "live_nothing_kept": unkept,
@@ -192,6 +215,8 @@ def main() -> None:
         "not_scored": not_scored,
     }
     command = f"bench/metrics.py --items {args.items}"
+    if args.profile != "light":
+        command += f" --profile {args.profile}"
     if args.metrics != ",".join(METRICS):
         command += f' --metrics "{args.metrics}"'
     if args.name != "metrics":
@@ -202,7 +227,7 @@ def main() -> None:
         "",
         f"Command: `.venv/bin/python {command}` at revision "
         f"{data['revision']}, {info['date']}; {info['cpu']}, {info['logical_cpus']} logical "
-        f"CPUs, idle otherwise. Default roles (SmolLM2-135M, Gemma-3-270M, MiniLM); "
+        f"CPUs, idle otherwise. The {args.profile} profile's roles ({roles_in_words(settings)}); "
         f"{args.items} SQuAD MCQs after one warm-up item; medians.",
         "",
     ]
