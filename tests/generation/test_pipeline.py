@@ -145,3 +145,43 @@ def test_bad_requests_are_refused() -> None:
     for bad in ({"n": 0}, {"types": ("essay",)}, {"difficulty": "hard"}, {"types": ()}):
         with pytest.raises(ValueError):
             GenerationRequest(**bad)  # type: ignore[arg-type]
+
+
+def test_an_item_rated_low_is_set_aside_for_a_spare_fact(
+    passages: list[Passage], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The estimate's verdict is forced (which items it rates low is the judgement's job,
+    measured elsewhere); the models and the pipeline are real."""
+    from quizsmith.generation import pipeline
+
+    seen: list[str] = []
+
+    def first_is_low(item) -> bool:  # type: ignore[no-untyped-def]
+        seen.append(item.key)
+        return len(seen) == 1
+
+    monkeypatch.setattr(pipeline, "_rated_low", first_is_low)
+    request = GenerationRequest(n=1, types=("short",), candidates_per_target=1, seed=2)
+    items, result = run(passages[0], request)
+    assert len(seen) == 2 and len(items) == 1
+    assert items[0].key == seen[1] != seen[0]  # the spare fact's item, not the one set aside
+    assert any(f"{seen[0]!r}: set aside" in d for d in result.dropped)
+    assert result.shortfall is None
+
+
+def test_items_set_aside_fill_the_quiz_when_the_spare_facts_run_out(
+    passages: list[Passage], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quizsmith.generation import pipeline
+
+    monkeypatch.setattr(pipeline, "_rated_low", lambda item: True)
+    request = GenerationRequest(n=2, types=("short",), candidates_per_target=1, seed=2)
+    items, result = run(passages[0], request)
+    set_aside = [d for d in result.dropped if ": set aside" in d]
+    # Every fact but the last was set aside; the last one's item comes first, then the best
+    # rated of those set aside: the quiz is full and nothing made is lost.
+    assert len(items) == 2 and result.shortfall is None
+    assert len(set_aside) >= 1
+    assert any(f"{items[1].key!r}: set aside" in d for d in set_aside)
+    assert not any(f"{items[0].key!r}: set aside" in d for d in set_aside)
+    assert all("overall" in it.scores for it in items)
