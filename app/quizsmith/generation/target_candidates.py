@@ -86,6 +86,10 @@ ENGLISH_ONLY_NOTE: Final = (
 )
 
 
+#: A page reference glued to the text it cites, as Wikipedia-derived passages keep them
+#: ("... string theory.:212–219"): its numbers are not targets.
+_CITATION: Final = re.compile(r"(?:(?<=[\w.\])])|^):\d+(?:\s?[–-]\s?\d+)?")
+
 def written_without_spaces(text: str) -> bool:
     """Whether `text` is mostly in scripts that do not separate words by spaces, where
     rule-based targets and the question checks do not work. Each such character counts
@@ -124,7 +128,10 @@ def candidate_targets(passage_text: str, sentences: Sequence[Sentence]) -> list[
                 claim(m.start(), m.end(), "date", 0.05)
         for m in _YEAR.finditer(sentence.text):
             claim(m.start(), m.end(), "date")
+        cited = [c.span() for c in _CITATION.finditer(sentence.text)]
         for m in _QUANTITY.finditer(sentence.text):
+            if any(a <= m.start() < b for a, b in cited):
+                continue  # page numbers of a citation (":212–219"), not a fact of the text
             has_unit = not re.fullmatch(rf"-?(?:{_NUMBER})", m.group())
             # A lone small integer ("number 7", "3 times") is a weak target; units make it real.
             weak = not has_unit and len(m.group().strip("-")) < 2

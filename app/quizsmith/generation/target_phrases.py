@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Final
 
 from quizsmith.generation.sentences import Sentence
 from quizsmith.generation.target_words import (
@@ -25,6 +26,7 @@ from quizsmith.generation.target_words import (
     COMMON_VERBS,
     PRONOUNS,
     STOPWORDS,
+    _words,
 )
 
 
@@ -162,6 +164,23 @@ def _looks_like_noun(word: str) -> bool:
     return not singular.endswith(_NON_NOUN_SUFFIXES)
 
 
+#: After a word in -s, these make it a verb rather than a plural noun: an adverb in -ly, an
+#: article or possessive, a number ("the hall seats 300", "the river floods the plain").
+_AFTER_A_VERB: Final = _words("the a an its their his her this these those")
+
+
+def _verb_in_s(word: str, words: Sequence[tuple[int, int, str]], next_index: int) -> bool:
+    """True when `word` (the last of a lower-case run) reads as a verb in -s by what follows.
+    Keys like "water flows" and "river swings" came from this (bench/generation.py, issue 26)."""
+    lowered = word.casefold()
+    if not lowered.endswith("s") or lowered.endswith(("ss", "us", "is")):
+        return False
+    if next_index >= len(words):
+        return False
+    following = words[next_index][2].casefold()
+    return following.endswith("ly") or following in _AFTER_A_VERB or following[:1].isdigit()
+
+
 def _noun_phrases(sentence: str, frequency: Counter[str]) -> list[tuple[int, int, float]]:
     """(start, end, score bonus) of lower-case noun-phrase-like runs, at most 4 words."""
     words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(sentence)]
@@ -201,6 +220,8 @@ def _noun_phrases(sentence: str, frequency: Counter[str]) -> list[tuple[int, int
         ):
             run.pop(0)
         run = run[-4:]
+        if len(run) > 1 and _verb_in_s(words[run[-1]][2], words, run[-1] + 1):
+            run.pop()  # "the water flows quickly": the head is the verb, "water" the noun
         if not run:
             continue
         after = words[run[-1] + 1] if run[-1] + 1 < len(words) else None
