@@ -245,7 +245,9 @@ def main() -> None:
         )
     md += [
         "",
-        f"Live set ({', '.join(LIVE)} in this order; NACo k=1, KDA's default solvers), as the "
+        f"Live set ({', '.join(LIVE)} in this order"
+        + ("; NACo k=1, KDA's default solvers" if {"naco", "kda"} & set(LIVE) else "")
+        + "), as the "
         f"item editor re-scores a draft, on {args.items} other SQuAD items after a warm-up "
         'item. "First chip": until the first result is shown; the chips fill in as each '
         "metric finishes.",
