@@ -1,6 +1,6 @@
 """Benchmark: a question's options scored in one multi-sequence batch against one option after
 another (issue 16, item 2), in the three places that score options: KDA, EXAM and the
-distractor filter's "also true per the passage" check (generation/distractors.py:qa_prefers).
+distractor filter's "also true per the passage" check (generation/distractors.py:qa_reading).
 
 Items are real SQuAD MCQs (tests/support/squad.py, picked as bench/metrics.py picks them).
 Each item is timed in both modes, alternating which goes first, in two states:
@@ -34,7 +34,7 @@ from common import git_revision, machine, median, write_results
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from quizsmith.domain import Item
-from quizsmith.generation.distractors import qa_prefers
+from quizsmith.generation.distractors import qa_reading
 from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
 from quizsmith.providers import manager
@@ -113,7 +113,7 @@ def jobs(ctx: MetricContext, all_items: list[Item]) -> dict[str, Callable[[int],
         item = all_items[i]
         pool = [o.text for j in (i, i + 1, i + 2) for o in all_items[j].options if not o.is_key]
         pool = [p for p in dict.fromkeys(pool) if p != item.key][:6]
-        return qa_prefers(qa, fact_of(item), item.stem, item.key)(pool)
+        return qa_reading(qa, fact_of(item), item.stem, item.key)(pool)
 
     return {
         "KDA": lambda i: kda.score(all_items[i], ctx),
@@ -230,7 +230,7 @@ def main() -> None:
         '"Cold": kept prompt states and remembered answers dropped before the call (a first '
         'score). "Warm": remembered answers dropped, prompt states kept (a re-score after an '
         "edit). The distractor filter scores the key and six candidate distractors "
-        "(`qa_prefers`).",
+        "(`qa_reading`).",
         "",
         "| job | batched s | sequential s | speed-up | in option_logprobs: batched s "
         "| sequential s | speed-up |",

@@ -53,7 +53,7 @@ def test_text_filters_give_reasons() -> None:
             "Frida Kahlo",
         ],
         embed=None,
-        also_true=None,
+        reader=None,
     )
     reasons = dict(out.dropped)
     assert reasons["Millard Sheets"] == "the same as the key"
@@ -72,7 +72,7 @@ def _fake_embed(table: dict[str, list[float]]):  # a fixed vector per text
     return embed
 
 
-def test_similarity_band_and_also_true() -> None:
+def test_similarity_band_and_the_reader() -> None:
     table = {
         "car": [1.0, 0.0, 0.0],
         "automobile": [0.99, 0.1, 0.0],  # a synonym: too close
@@ -84,19 +84,24 @@ def test_similarity_band_and_also_true() -> None:
     }
     seen: list[list[str]] = []
 
-    def also_true(texts: list[str]) -> list[bool]:
-        seen.append(texts)
-        return [t == "truck" for t in texts]
+    # "truck" beats the key reading the source; without it "train" is the most plausible.
+    readings = {
+        "bicycle": dis.Reading(margin=-0.3, plausibility=-4.0),
+        "truck": dis.Reading(margin=0.5, plausibility=-1.0),
+        "train": dis.Reading(margin=-2.0, plausibility=-2.5),
+    }
 
-    out = dis.filter_distractors(
-        "car", list(table)[1:], embed=_fake_embed(table), also_true=also_true
-    )
+    def reader(texts: list[str]) -> list[dis.Reading]:
+        seen.append(texts)
+        return [readings[t] for t in texts]
+
+    out = dis.filter_distractors("car", list(table)[1:], embed=_fake_embed(table), reader=reader)
     reasons = dict(out.dropped)
     assert reasons["automobile"].startswith("too close to the key")
     assert reasons["banana"].startswith("unrelated to the key")
     assert reasons["bike"] == "nearly the same as another distractor"
     assert reasons["truck"].startswith("the QA model")
-    assert out.kept == ["bicycle", "train"]
+    assert out.kept == ["train", "bicycle"]  # the most plausible first
     # The QA check runs once over the survivors of the cheaper filters.
     assert seen == [["bicycle", "truck", "train"]]
 
@@ -107,7 +112,64 @@ def test_numbers_are_exempt_from_the_upper_bound() -> None:
         "14",
         ["15", "16", "13"],
         embed=_fake_embed(table),
-        also_true=None,
+        reader=None,
         config=dis.FilterConfig(max_between_distractors=1.0),
     )
     assert out.kept == ["15", "16", "13"]
+
+
+def test_options_the_question_names_are_dropped_and_spares_fill_in() -> None:
+    candidates = ["Antigone", "Oedipus", "Polynices", "Ismene", "Eurydice"]
+    out = dis.filter_distractors(
+        "Creon",
+        candidates,
+        embed=None,
+        reader=None,
+        question="Which ruler tries to stop Antigone from burying her brother?",
+    )
+    assert dict(out.dropped)["Antigone"] == dis.NAMED_IN_QUESTION
+    assert out.kept == ["Oedipus", "Polynices", "Ismene"]
+    assert out.spare == ["Eurydice"]
+    # Another candidate question of the same target names one of the kept ones: the spare
+    # takes its place, in order.
+    other = "Whom does Creon forbid to bury Polynices?"
+    assert dis.options_for(other, out, 3) == ["Oedipus", "Ismene", "Eurydice"]
+    assert dis.named_in("the King", "Who was the king?")
+    assert not dis.named_in("King", "Who was the kingdom's ruler?")  # whole words only
+
+
+def test_appositives_are_other_names_of_the_key() -> None:
+    passage = (
+        "Antigone, a daughter of the former King of Thebes, Oedipus, defies Creon, the current "
+        "King of Thebes, who forbids the burial. The capture of Waruhiu Itote (aka General "
+        "China) helped. Mortgage bankers, accountants, and cost engineers plan the budget."
+    )
+    assert dis.appositives(passage, "Creon", ["King of Thebes", "Antigone"]) == ["King of Thebes"]
+    assert dis.appositives(passage, "Oedipus", ["King of Thebes", "Creon"]) == ["King of Thebes"]
+    assert dis.appositives(passage, "Waruhiu Itote", ["General China"]) == ["General China"]
+    # A plain list is not an apposition.
+    assert dis.appositives(passage, "accountants", ["Mortgage bankers", "cost engineers"]) == []
+    out = dis.filter_distractors(
+        "Creon",
+        ["King of Thebes", "Oedipus"],
+        embed=None,
+        reader=None,
+        aliases=["King of Thebes"],
+    )
+    assert dict(out.dropped)["King of Thebes"].startswith("another name the passage gives")
+    assert out.kept == ["Oedipus"]
+
+
+def test_a_key_without_tokens_prefers_no_distractor() -> None:
+    class Scores:
+        def __init__(self, mean: float, n: int) -> None:
+            self.mean, self.n_tokens = mean, n
+
+    class Reader:  # the key scores no token: the margin cannot be computed
+        def option_logprobs(self, prefix, options, reuse_prefix=None):  # type: ignore[no-untyped-def]
+            key = [Scores(0.0, 0)] if prefix.startswith("A fact.") else []
+            return [*key, *(Scores(-1.0, 2) for _ in options[len(key) :])]
+
+    read = dis.qa_reading(Reader(), "A fact.", "A question?", "key")(["a", "b"])  # type: ignore[arg-type]
+    assert [r.margin < 0 for r in read] == [True, True]
+    assert [r.plausibility for r in read] == [-1.0, -1.0]

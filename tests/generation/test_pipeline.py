@@ -65,7 +65,9 @@ def test_mcq_items_are_well_formed(passages: list[Passage]) -> None:
             assert item.key in item.target_fact
             assert item.stem.endswith("?")
             # every kept distractor passes the text filters again on its own
-            again = filter_distractors(item.key, item.distractors, embed=None, also_true=None)
+            again = filter_distractors(
+                item.key, item.distractors, embed=None, reader=None, question=item.stem
+            )
             assert again.kept == item.distractors
             prov = item.provenance
             assert prov["passage_hash"] == passage.hash

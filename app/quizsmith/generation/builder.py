@@ -216,17 +216,24 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     wanted = ctx.filter_config.wanted
     for seed, text, _, _ in stems:
         yield BuildStep("choosing wrong answers and checking them", k / parts)
-        chosen, dropped, note = _distractors(text, target, ctx, seed)
+        outcome, note = _distractors(text, target, ctx, seed)
         if note:
             built.notes.append(note)
-        if len(chosen) >= wanted:
+        if len(outcome.kept) >= wanted:
             break
         built.notes.append(
-            f"distractors for {text!r}: only {len(chosen)} of {wanted} passed the filters"
+            f"distractors for {text!r}: only {len(outcome.kept)} of {wanted} passed the filters"
         )
     else:
         return built
     for seed, text, started, method in stems:
+        chosen = dis.options_for(text, outcome, wanted)
+        if len(chosen) < wanted:
+            built.notes.append(f"question {text!r} dropped: it names its wrong answers")
+            continue
+        # A kept distractor left out here is one this question names (options_for).
+        named = [(d, dis.NAMED_IN_QUESTION) for d in outcome.kept if d not in chosen]
+        dropped = [*named, *(pair for pair in outcome.dropped if pair[0] not in chosen)]
         built.candidates.append(
             _item(
                 target,
@@ -258,9 +265,9 @@ def _rule_stem(target: Target) -> writer.Written:
 
 def _distractors(
     question: str, target: Target, ctx: BuildContext, seed: int
-) -> tuple[list[str], list[tuple[str, str]], str]:
-    """(kept, dropped with reasons, note): model candidates first, then same-kind answers
-    from the passage, then nearby numbers."""
+) -> tuple[dis.FilterOutcome, str]:
+    """(filtered candidates, note): model candidates first, then same-kind answers from the
+    passage, then nearby numbers; the QA model then orders them (`dis.filter_distractors`)."""
     ctx.cancel.raise_if_cancelled()
     from_model, note = writer.propose_distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed
@@ -270,15 +277,21 @@ def _distractors(
     rng.shuffle(from_passage)
     pool = [*from_model, *from_passage, *dis.numeric_variants(target.answer, rng)]
     ctx.cancel.raise_if_cancelled()
-    also_true = (
-        dis.qa_prefers(ctx.qa, target.fact, question, target.answer)
+    reader = (
+        dis.qa_reading(ctx.qa, target.fact, question, target.answer)
         if ctx.qa is not None and ctx.qa.can_logprob
         else None
     )
     outcome = dis.filter_distractors(
-        target.answer, pool, embed=ctx.embed, also_true=also_true, config=ctx.filter_config
+        target.answer,
+        pool,
+        embed=ctx.embed,
+        reader=reader,
+        question=question,
+        aliases=dis.appositives(ctx.passage.text, target.answer, pool),
+        config=ctx.filter_config,
     )
-    return outcome.kept, outcome.dropped, note
+    return outcome, note
 
 
 def _true_false(target: Target, k: int, ctx: BuildContext) -> BuildSteps:
@@ -303,7 +316,8 @@ def _true_false(target: Target, k: int, ctx: BuildContext) -> BuildSteps:
         return built
     cloze = _cloze(target, ctx).stem
     yield BuildStep("changing the fact into a false statement and checking it", 0.0)
-    chosen, dropped, note = _distractors(f"Complete: {cloze}", target, ctx, ctx.seed)
+    outcome, note = _distractors(f"Complete: {cloze}", target, ctx, ctx.seed)
+    chosen, dropped = outcome.kept, outcome.dropped
     if note:
         built.notes.append(note)
     at = target.answer_start - target.fact_start

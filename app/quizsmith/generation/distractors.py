@@ -1,11 +1,21 @@
 """Distractor candidates and the filters they must pass, each drop with its reason.
 
-Candidates come from three places, in this order of preference: the generator model, other
-answers of the same kind found in the passage (the classic "same-passage" distractors), and,
-for numbers and years, nearby values. The filters are those of the generation issue: not the
-key or part of it, no duplicates (text and embeddings), within a similarity band to the key
-(plausible, not a synonym), the same kind as the key, and not also true per the passage
-(the QA model reading the source must not prefer it to the key).
+Candidates come from three places: the generator model, other answers of the same kind found
+in the passage (the classic "same-passage" distractors), and, for numbers and years, nearby
+values. The filters are those of the generation issue: not the key or part of it, no
+duplicates (text and embeddings), within a similarity band to the key (plausible, not a
+synonym), the same kind as the key, and not also true per the passage (the QA model reading
+the source must not prefer it to the key). Two more come from reading the items the
+standard profile made (docs/generation.md): an option the question itself names ("Which
+ruler stops Antigone...?" with "Antigone" among the options) is ruled out by any student,
+and a name the passage gives the key in apposition ("Creon, the current King of Thebes") is
+another right answer.
+
+The survivors are ordered by how plausible the QA model finds each as the answer to the
+question without the source (its log-probability per token): a distractor should be the wrong
+answer a student who did not learn the fact would pick, not the first one a model happened
+to write. Without a QA model that gives log-probabilities the order of the sources above is
+kept.
 """
 
 from __future__ import annotations
@@ -13,11 +23,12 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from quizsmith.metrics.squad import normalize_answer
-from quizsmith.providers.base import Provider
+from quizsmith.providers.base import OptionLogprob, Provider
 from quizsmith.providers.nearest import cosine
 
 MONTHS = [
@@ -36,6 +47,7 @@ MONTHS = [
 ]
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _CONNECTORS = {"of", "the", "de", "la", "von", "van", "and", "for", "in", "&"}
+NAMED_IN_QUESTION = "named in the question (a student rules it out)"
 
 
 @dataclass(frozen=True)
@@ -60,6 +72,9 @@ class FilterConfig:
 class FilterOutcome:
     kept: list[str] = field(default_factory=list)
     dropped: list[tuple[str, str]] = field(default_factory=list)
+    #: Survivors beyond the wanted number, best first: a question that names one of the kept
+    #: ones takes the next of these instead (`options_for`).
+    spare: list[str] = field(default_factory=list)
 
     def drop(self, text: str, reason: str) -> None:
         self.dropped.append((text, reason))
@@ -132,11 +147,19 @@ def filter_distractors(
     candidates: Sequence[str],
     *,
     embed: Callable[[Sequence[str]], list[list[float]]] | None,
-    also_true: Callable[[list[str]], list[bool]] | None,
+    reader: Callable[[list[str]], list[Reading]] | None,
+    question: str = "",
+    aliases: Collection[str] = (),
     config: FilterConfig | None = None,
 ) -> FilterOutcome:
-    """Keep up to `config.wanted` candidates that pass every filter, in the given order."""
+    """Keep up to `config.wanted` candidates that pass every filter.
+
+    `reader` reads each candidate (`qa_reading`): one the QA model prefers to the key may also
+    be true and is dropped; the rest are kept most plausible first. Without it the given
+    order stands. `aliases` are other names of the key
+    (`appositives`)."""
     cfg = config or FilterConfig()
+    alias_norms = {normalize_answer(a) for a in aliases}
     out = FilterOutcome()
     key_norm = normalize_answer(key)
     key_kind = kind_of(key)
@@ -156,6 +179,10 @@ def filter_distractors(
             reason = "contains the key"
         elif norm in seen:
             reason = "a duplicate of another candidate"
+        elif norm in alias_norms:
+            reason = "another name the passage gives the key (also right)"
+        elif question and named_in(text, question):
+            reason = NAMED_IN_QUESTION
         elif len(text.split()) > max(cfg.max_words, 3 * len(key.split())):
             reason = "much longer than the key"
         elif not same_kind(key_kind, text):
@@ -170,23 +197,62 @@ def filter_distractors(
     survivors = textual
     if embed is not None:
         survivors = _similarity_band(key, key_kind, textual, embed, cfg, out)
-    # The QA check costs a model call, so it runs once over the survivors, not per candidate.
-    if also_true is not None and survivors:
-        verdicts = also_true(survivors)
-        checked = []
-        for text, true in zip(survivors, verdicts, strict=True):
-            if true:
+    # The QA check costs model calls, so it runs once over the survivors, not per candidate.
+    if reader is not None and survivors:
+        readings = reader(survivors)
+        checked: list[tuple[float, str]] = []
+        for text, read in zip(survivors, readings, strict=True):
+            if read.margin > 0:
                 out.drop(
                     text,
                     "the QA model reading the source prefers it to the key (it may also be true)",
                 )
             else:
-                checked.append(text)
-        survivors = checked
+                checked.append((read.plausibility, text))
+        # sorted() is stable: equally plausible candidates keep their sources' order.
+        survivors = [text for _, text in sorted(checked, key=lambda pair: -pair[0])]
     out.kept = survivors[: cfg.wanted]
-    for text in survivors[cfg.wanted :]:
+    out.spare = survivors[cfg.wanted :]
+    for text in out.spare:
         out.drop(text, "not needed (enough better candidates)")
     return out
+
+
+def named_in(option: str, question: str) -> bool:
+    """True when the question already names the option (whole words, case and articles
+    ignored): "Creon" for "Which son does Creon try to keep from burial?"."""
+    norm = normalize_answer(option)
+    return bool(norm) and f" {norm} " in f" {normalize_answer(question)} "
+
+
+def options_for(question: str, outcome: FilterOutcome, wanted: int) -> list[str]:
+    """The distractors for one of a target's questions: the best survivors it does not name.
+    A target's candidate questions share one filtered set, built for the first of them."""
+    return [d for d in [*outcome.kept, *outcome.spare] if not named_in(d, question)][:wanted]
+
+
+#: Words that open an apposition after a name ("Creon, the current King of Thebes,") and
+#: before it ("the former King of Thebes, Oedipus,"). A plain list ("bankers, accountants, and
+#: cost engineers") has none of them. "the Nile, the Ganges, ..." does, and loses a good
+#: distractor: a cheaper mistake than offering a second right answer.
+_AFTER_NAME = r"(?:the|a|an)"
+_BEFORE_NAME = r"(?:former|current|late|then|present)"
+
+
+def appositives(passage: str, key: str, candidates: Iterable[str]) -> list[str]:
+    """The candidates the passage puts in apposition to the key: other names of it, so they
+    would be right answers too. "KEY, the X," / "KEY (X)" / "the X, KEY"."""
+    found = []
+    key_re = re.escape(key.strip())
+    for cand in candidates:
+        c = re.escape(cand.strip())
+        if not c or cand.strip() == key.strip():
+            continue
+        after = rf"{key_re}\s*(?:,\s*{_AFTER_NAME}\b[\w\s]{{0,20}}?|\(\s*(?:aka\s+)?){c}\s*[,.;)]"
+        before = rf"\b{_BEFORE_NAME}\s+{c}\s*,\s*{key_re}(?!\w)"
+        if re.search(after, passage, re.IGNORECASE) or re.search(before, passage, re.IGNORECASE):
+            found.append(cand)
+    return found
 
 
 def _similarity_band(
@@ -214,20 +280,39 @@ def _similarity_band(
     return [text for text, _ in kept]
 
 
-def qa_prefers(
-    qa: Provider, fact: str, question: str, key: str
-) -> Callable[[list[str]], list[bool]]:
-    """The "also true per the passage" check: the QA model reads the source sentence and the
-    question; a distractor whose length-normalised log-likelihood as the answer beats the
-    key's is reported as possibly true. Uses `option_logprobs`, so the shared prefix is
-    evaluated once (KV cache) for all options."""
+class Reading(NamedTuple):
+    """What the QA model makes of one distractor (log-probabilities per token)."""
 
-    def check(distractors: list[str]) -> list[bool]:
+    #: As the answer after the source and the question, minus the key's: above 0 the model
+    #: prefers it to the key, so it may also be true.
+    margin: float
+    #: As the answer to the question alone, with no source: how likely a student who did not
+    #: read it would pick it (KDA's view of a working distractor).
+    plausibility: float
+
+
+def qa_reading(
+    qa: Provider, fact: str, question: str, key: str
+) -> Callable[[list[str]], list[Reading]]:
+    """The "also true per the passage" check and the plausibility order, two `option_logprobs`
+    calls over all the distractors at once (the shared prefix is evaluated once, KV cache).
+
+    Plausibility is read without the source on purpose: with it, the model favours any name
+    the source contains whatever the question asks (a play's characters offered as its
+    playwright, seen on bench/generation.py's SQuAD paragraph)."""
+
+    def read(distractors: list[str]) -> list[Reading]:
         reading = f"{' '.join(fact.split())}\n"
         prefix = f"{reading}Question: {question}\nAnswer:"
         options = [f" {key}", *(f" {d}" for d in distractors)]
-        scores = qa.option_logprobs(prefix, options, reuse_prefix=reading)
-        means = [s.mean if s.n_tokens else -math.inf for s in scores]
-        return [m > means[0] for m in means[1:]]
+        means = _means(qa.option_logprobs(prefix, options, reuse_prefix=reading))
+        closed = _means(qa.option_logprobs(f"Question: {question}\nAnswer:", options[1:]))
+        if not math.isfinite(means[0]):  # no key to compare with: none is preferred to it
+            return [Reading(-math.inf, p) for p in closed]
+        return [Reading(m - means[0], p) for m, p in zip(means[1:], closed, strict=True)]
 
-    return check
+    return read
+
+
+def _means(scores: Sequence[OptionLogprob]) -> list[float]:
+    return [s.mean if s.n_tokens else -math.inf for s in scores]

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from quizsmith.prompt_fence import FENCE_NOTE, fence
 
-PROMPT_VERSION: Final = "gen-2026.11-1"
+PROMPT_VERSION: Final = "gen-2026.11-2"
 
 DIFFICULTY_HINTS: Final = {
     "recall": "The question asks the student to recall the fact as stated.",
@@ -160,6 +160,8 @@ def distractors_chat(question: str, answer: str, fact: str) -> list[dict[str, st
             f"{answer}\n\nWrite five wrong answers that a student who did not learn the fact "
             "might choose: the same kind of thing as the correct answer (a year for a year, a "
             "person for a person), similar length, clearly false according to the source. "
+            # The 1.5B model offered "John Doe", "Jane Smith" for any person it did not know.
+            "Use real names, never placeholders such as John Doe. "
             'Reply as JSON with the key "wrong_answers".',
         },
     ]

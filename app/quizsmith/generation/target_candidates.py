@@ -90,6 +90,7 @@ ENGLISH_ONLY_NOTE: Final = (
 #: ("... string theory.:212–219"): its numbers are not targets.
 _CITATION: Final = re.compile(r"(?:(?<=[\w.\])])|^):\d+(?:\s?[–-]\s?\d+)?")
 
+
 def written_without_spaces(text: str) -> bool:
     """Whether `text` is mostly in scripts that do not separate words by spaces, where
     rule-based targets and the question checks do not work. Each such character counts
