@@ -160,16 +160,44 @@ def test_appositives_are_other_names_of_the_key() -> None:
     assert out.kept == ["Oedipus"]
 
 
-def test_a_key_without_tokens_prefers_no_distractor() -> None:
-    class Scores:
-        def __init__(self, mean: float, n: int) -> None:
-            self.mean, self.n_tokens = mean, n
+class _Scores:
+    def __init__(self, total: float, n: int) -> None:
+        self.total, self.n_tokens = total, n
+        self.mean = total / n if n else 0.0
 
+
+def test_plausibility_is_the_gain_over_a_question_that_asks_nothing() -> None:
+    # Log-probabilities by prompt: the source-reading prompt, the closed-book question, and
+    # the neutral question. "Queen Margaret College" is likelier than "supersymmetry" under
+    # the question, but only because its words are likely anyway.
+    table = {
+        "source": {" GUT": -2.0, " supersymmetry": -6.0, " Queen Margaret College": -9.0},
+        "asked": {" supersymmetry": -5.0, " Queen Margaret College": -4.5},
+        "neutral": {" supersymmetry": -9.0, " Queen Margaret College": -4.0},
+    }
+
+    class Reader:
+        def option_logprobs(self, prefix, options, reuse_prefix=None):  # type: ignore[no-untyped-def]
+            if prefix.startswith("The fact."):
+                which = "source"
+            elif dis.NEUTRAL_QUESTION in prefix:
+                which = "neutral"
+            else:
+                which = "asked"
+            return [_Scores(table[which][o], 2) for o in options]
+
+    read = dis.qa_reading(Reader(), "The fact.", "Which theory?", "GUT")  # type: ignore[arg-type]
+    found = read(["supersymmetry", "Queen Margaret College"])
+    assert [r.margin for r in found] == [-2.0, -3.5]  # per token: (-6 - -2) / 2, (-9 - -2) / 2
+    assert [r.plausibility for r in found] == [4.0, -0.5]
+
+
+def test_a_key_without_tokens_prefers_no_distractor() -> None:
     class Reader:  # the key scores no token: the margin cannot be computed
         def option_logprobs(self, prefix, options, reuse_prefix=None):  # type: ignore[no-untyped-def]
-            key = [Scores(0.0, 0)] if prefix.startswith("A fact.") else []
-            return [*key, *(Scores(-1.0, 2) for _ in options[len(key) :])]
+            key = [_Scores(0.0, 0)] if prefix.startswith("A fact.") else []
+            return [*key, *(_Scores(-1.0, 2) for _ in options[len(key) :])]
 
     read = dis.qa_reading(Reader(), "A fact.", "A question?", "key")(["a", "b"])  # type: ignore[arg-type]
     assert [r.margin < 0 for r in read] == [True, True]
-    assert [r.plausibility for r in read] == [-1.0, -1.0]
+    assert [r.plausibility for r in read] == [0.0, 0.0]

@@ -12,7 +12,7 @@ and a name the passage gives the key in apposition ("Creon, the current King of 
 another right answer.
 
 The survivors are ordered by how plausible the QA model finds each as the answer to the
-question without the source (its log-probability per token): a distractor should be the wrong
+question without the source (`qa_reading`): a distractor should be the wrong
 answer a student who did not learn the fact would pick, not the first one a model happened
 to write. Without a QA model that gives log-probabilities the order of the sources above is
 kept.
@@ -280,36 +280,50 @@ def _similarity_band(
     return [text for text, _ in kept]
 
 
-class Reading(NamedTuple):
-    """What the QA model makes of one distractor (log-probabilities per token)."""
+#: The closed-book prompt's question that asks nothing: what an option scores after it is
+#: how likely its words are anyway, which plausibility takes out.
+NEUTRAL_QUESTION = "What is the answer?"
 
-    #: As the answer after the source and the question, minus the key's: above 0 the model
-    #: prefers it to the key, so it may also be true.
+
+class Reading(NamedTuple):
+    """What the QA model makes of one distractor (log-probabilities)."""
+
+    #: Per token, as the answer after the source and the question, minus the key's: above 0
+    #: the model prefers it to the key, so it may also be true.
     margin: float
-    #: As the answer to the question alone, with no source: how likely a student who did not
-    #: read it would pick it (KDA's view of a working distractor).
+    #: As the answer to the question alone, with no source, minus as the answer to a question
+    #: that asks nothing: how much more likely *this question* makes it, i.e. how likely a
+    #: student who did not read the source would pick it (KDA's view of a working distractor).
     plausibility: float
 
 
 def qa_reading(
     qa: Provider, fact: str, question: str, key: str
 ) -> Callable[[list[str]], list[Reading]]:
-    """The "also true per the passage" check and the plausibility order, two `option_logprobs`
-    calls over all the distractors at once (the shared prefix is evaluated once, KV cache).
+    """The "also true per the passage" check and the plausibility order: `option_logprobs`
+    calls over all the distractors at once (each shared prefix is evaluated once, KV cache;
+    the neutral one once for all targets).
 
     Plausibility is read without the source on purpose: with it, the model favours any name
     the source contains whatever the question asks (a play's characters offered as its
-    playwright, seen on bench/generation.py's SQuAD paragraph)."""
+    playwright, seen on bench/generation.py's SQuAD paragraph). And it is a difference of
+    whole-answer log-probabilities, not a mean per token: by the mean, a long name whose
+    later words follow from its first ("Queen Margaret College") outscored fitting answers
+    to "Which theory combines the electroweak and strong forces?" (surface-form competition,
+    Holtzman et al. 2021, whose remedy, the ratio to an uninformative question, this is)."""
 
     def read(distractors: list[str]) -> list[Reading]:
         reading = f"{' '.join(fact.split())}\n"
         prefix = f"{reading}Question: {question}\nAnswer:"
         options = [f" {key}", *(f" {d}" for d in distractors)]
         means = _means(qa.option_logprobs(prefix, options, reuse_prefix=reading))
-        closed = _means(qa.option_logprobs(f"Question: {question}\nAnswer:", options[1:]))
+        asked = qa.option_logprobs(f"Question: {question}\nAnswer:", options[1:])
+        neutral_prompt = f"Question: {NEUTRAL_QUESTION}\nAnswer:"
+        prior = qa.option_logprobs(neutral_prompt, options[1:], reuse_prefix=neutral_prompt)
+        plausible = [a.total - p.total for a, p in zip(asked, prior, strict=True)]
         if not math.isfinite(means[0]):  # no key to compare with: none is preferred to it
-            return [Reading(-math.inf, p) for p in closed]
-        return [Reading(m - means[0], p) for m, p in zip(means[1:], closed, strict=True)]
+            return [Reading(-math.inf, p) for p in plausible]
+        return [Reading(m - means[0], p) for m, p in zip(means[1:], plausible, strict=True)]
 
     return read
 
