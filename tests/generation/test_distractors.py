@@ -36,6 +36,11 @@ def test_numeric_variants_keep_format_and_differ() -> None:
     commas = dis.numeric_variants("1,200 km", random.Random(3))
     assert commas and all(c.endswith(" km") for c in commas)
     assert dis.numeric_variants("Millard Sheets", rng) == []
+    # The day of a date stays a day of a month.
+    for seed in range(20):
+        days = dis.numeric_variants("24 April 1954", random.Random(seed))
+        assert days and all(d.endswith(" April 1954") for d in days)
+        assert all(1 <= int(d.split()[0]) <= 28 for d in days)
 
 
 def test_text_filters_give_reasons() -> None:

@@ -118,12 +118,16 @@ def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[st
     # A four-digit number in a date ("January 2013") is a year too: it moves by years, not by
     # a factor (which would give "January 3020").
     is_year = decimals == 0 and "," not in raw and len(raw) == 4 and 1000 <= value <= 2100
+    # The day of a date ("24 April 1954") moves within a month: a factor gave "72 April 1954".
+    is_day = decimals == 0 and 1 <= value <= 31 and kind_of(answer) == "date"
     out: list[str] = []
     tries = 0
     while len(out) < count and tries < 50:
         tries += 1
         if is_year:
             new = value + rng.choice([-1, 1]) * rng.randint(2, 25)
+        elif is_day:
+            new = min(28, max(1, value + rng.choice([-1, 1]) * rng.randint(1, 12)))
         elif value == 0:
             new = rng.randint(1, 10)
         else:
