@@ -229,8 +229,8 @@ def main() -> None:
         "",
         '"Cold": kept prompt states and remembered answers dropped before the call (a first '
         'score). "Warm": remembered answers dropped, prompt states kept (a re-score after an '
-        "edit). The distractor filter scores the key and six candidate distractors "
-        "(`qa_reading`).",
+        "edit). The distractor filter scores the key and six candidate distractors with the "
+        "source, then the six closed-book and after a neutral question (`qa_reading`).",
         "",
         "| job | batched s | sequential s | speed-up | in option_logprobs: batched s "
         "| sequential s | speed-up |",
