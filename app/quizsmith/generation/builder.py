@@ -20,6 +20,7 @@ from quizsmith.domain import TF_ANSWERS, Item, Option, Passage
 from quizsmith.generation import distractors as dis
 from quizsmith.generation import writer
 from quizsmith.generation.prompts import PROMPT_VERSION
+from quizsmith.generation.target_candidates import written_without_spaces
 from quizsmith.generation.targets import Target
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import Provider
@@ -255,6 +256,9 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
 
 
 def _rule_stem(target: Target) -> writer.Written:
+    if written_without_spaces(target.fact):
+        # The rule puts an English question phrase into the sentence: "叶绿体含有 what ，...?"
+        return writer.Written(None, "no rule-made question: the rule writes English only")
     at = target.answer_start - target.fact_start
     stem = writer.wh_question(target.fact, target.answer, at)
     if stem is None:
