@@ -58,3 +58,11 @@ def write_results(name: str, data: dict[str, Any], markdown: str) -> None:
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
     (RESULTS / f"{name}.md").write_text(markdown)
+
+
+def per_item_results(path: Path, key: str) -> dict[str, dict[str, Any]]:
+    """The rows of a per-item results file (JSON lines, which a re-run extends), by `key`."""
+    if not path.exists():
+        return {}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return {row[key]: row for row in rows}

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import git_revision, machine, write_results
+from common import git_revision, machine, per_item_results, write_results
 from judgement import interleaved_qgeval, shard_arg, with_ci
 from quizsmith.evaluation import adapters
 from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
@@ -53,10 +53,7 @@ def records() -> list[Any]:
 
 
 def known_results() -> dict[str, dict[str, Any]]:
-    if not RESULTS.exists():
-        return {}
-    rows = [json.loads(line) for line in RESULTS.read_text(encoding="utf-8").splitlines()]
-    return {row["id"]: row for row in rows}
+    return per_item_results(RESULTS, "id")
 
 
 def fill(args: argparse.Namespace) -> None:

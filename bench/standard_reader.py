@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import git_revision, machine, write_results
+from common import git_revision, machine, per_item_results, write_results
 from judgement import SHARED, group_table, interleaved_qgeval, pearson, shard_arg, with_ci
 from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
 from quizsmith.providers import catalog
@@ -105,10 +105,7 @@ def read_one(model: LlamaCppProvider, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def known_results() -> dict[str, dict[str, Any]]:
-    if not RESULTS.exists():
-        return {}
-    rows = [json.loads(line) for line in RESULTS.read_text(encoding="utf-8").splitlines()]
-    return {row["key"]: row for row in rows}
+    return per_item_results(RESULTS, "key")
 
 
 def fill(args: argparse.Namespace) -> None:
