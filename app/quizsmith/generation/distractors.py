@@ -12,10 +12,9 @@ and a name the passage gives the key in apposition ("Creon, the current King of 
 another right answer.
 
 The survivors are ordered by how plausible the QA model finds each as the answer to the
-question without the source (`qa_reading`): a distractor should be the wrong
-answer a student who did not learn the fact would pick, not the first one a model happened
-to write. Without a QA model that gives log-probabilities the order of the sources above is
-kept.
+question without the source (`qa_reading`): a distractor should be the wrong answer a student
+who did not learn the fact would pick, not the first one a model happened to write. Without
+a QA model that gives log-probabilities the order of the sources above is kept.
 """
 
 from __future__ import annotations
@@ -160,8 +159,8 @@ def filter_distractors(
 
     `reader` reads each candidate (`qa_reading`): one the QA model prefers to the key may also
     be true and is dropped; the rest are kept most plausible first. Without it the given
-    order stands. `aliases` are other names of the key
-    (`appositives`)."""
+    order stands. `aliases` are other names of the key (`appositives`); an option that
+    `question` names is dropped."""
     cfg = config or FilterConfig()
     alias_norms = {normalize_answer(a) for a in aliases}
     out = FilterOutcome()
@@ -245,7 +244,8 @@ _BEFORE_NAME = r"(?:former|current|late|then|present)"
 
 def appositives(passage: str, key: str, candidates: Iterable[str]) -> list[str]:
     """The candidates the passage puts in apposition to the key: other names of it, so they
-    would be right answers too. "KEY, the X," / "KEY (X)" / "the X, KEY"."""
+    would be right answers too: "KEY, the X," / "KEY (X)" / "KEY (aka X)" / "the former X,
+    KEY"."""
     found = []
     key_re = re.escape(key.strip())
     for cand in candidates:
