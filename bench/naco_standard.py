@@ -140,9 +140,50 @@ def report(args: argparse.Namespace) -> None:
             for v in by_label.values()
         ]
         md.append(f"| {'NACo' if part == 'naco' else part} | " + " | ".join(cells) + " |")
+    data["beside_the_reader"] = beside_the_reader(done, labels, groups)
+    if data["beside_the_reader"]:
+        md += [
+            "",
+            "On the same questions, the standard profile's reader (`bench/standard_reader.py`:"
+            " the 1.5B model answering zero-shot, greedy) against NACo's A.2 answer:",
+            "",
+            "| answer | mean rating | answer consistency |",
+            "| --- | --- | --- |",
+        ]
+        for name, by_label in data["beside_the_reader"].items():
+            cells = [
+                f"{v['value']:.2f} [{v['ci95_by_passage'][0]:.2f}, {v['ci95_by_passage'][1]:.2f}]"
+                for v in by_label.values()
+            ]
+            md.append(f"| {name} | " + " | ".join(cells) + " |")
     md.append("")
     write_results("naco_standard", data, "\n".join(md))
     print("\n".join(md))
+
+
+def beside_the_reader(
+    done: list[tuple[Any, dict[str, Any]]], labels: dict[str, list[float]], groups: np.ndarray
+) -> dict[str, Any]:
+    """The reader's answer F1 and NACo's answer a on the same questions (those the reader
+    has read), with the mean rating and answer consistency."""
+    from standard_reader import known_results as reader_results
+    from standard_reader import record_keys
+
+    ordered = adapters.load_records(interleaved_qgeval(PASSAGES), "qgeval")
+    key_of = dict(zip((r.record_id for r in ordered), record_keys(ordered), strict=True))
+    read = reader_results()
+    both = [i for i, (r, _) in enumerate(done) if key_of.get(r.record_id) in read]
+    if len(both) < 3:
+        return {}
+    f1 = np.array([read[key_of[done[i][0].record_id]]["reader_f1"] for i in both])
+    a = np.array([float(done[i][1]["a"]) for i in both])
+    out = {}
+    for name, x in (("reader F1 (zero-shot)", f1), ("NACo a (A.2)", a)):
+        out[name] = {
+            label: with_ci(x, np.array([labels[label][i] for i in both]), groups=groups[both])
+            for label in ("mean rating", "answer consistency")
+        }
+    return out
 
 
 def main() -> None:
