@@ -16,7 +16,9 @@ def _model_status(model: catalog.CatalogModel, prepare: bool) -> str:
     if model.metadata.get("problem"):
         return f"unusable: {model.metadata['problem']}"
     if not catalog.is_installed(model):
-        return f"MISSING - install with: {model.install}"
+        # `make install` leaves optional models out on purpose: not an alarm (issue 26).
+        state = "not installed (optional)" if model.optional else "MISSING"
+        return f"{state} - install with: {model.install}"
     try:
         path = catalog.locate(model, assemble=prepare)
     except QuizsmithError as exc:

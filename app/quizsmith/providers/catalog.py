@@ -43,6 +43,8 @@ class CatalogModel:
     upstream: str = ""
     source: str = ""
     bundled: bool = True
+    #: Installed only on request (an extra such as `.[small]`): its absence is no fault.
+    optional: bool = False
     path: Path | None = None  # known up front for user GGUF files
     metadata: dict[str, Any] = field(default_factory=dict)
 
