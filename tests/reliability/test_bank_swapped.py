@@ -251,3 +251,27 @@ def test_recover_refuses_what_is_not_a_bank(
     for out in (bank, tmp_path / "school.qbank-wal"):  # never written over the bank itself
         assert main(["recover", str(bank), "--out", str(out)]) == 2
         assert "is the damaged bank" in capsys.readouterr().err
+
+
+def test_rows_skipped_without_an_error_are_reported(tmp_path: Path) -> None:
+    """A damaged interior page can make SQLite skip a leaf without raising (seen once in
+    three runs of the test above: 376 of 400 items kept, no word of it). The shortfall is
+    found from the table's own count, else from what ANALYZE recorded."""
+    from quizsmith.bank.recover import _shortfall
+
+    path = tmp_path / "counts.db"
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, x TEXT)")
+        conn.execute("CREATE INDEX t_x ON t (x)")
+        conn.executemany("INSERT INTO t (x) VALUES (?)", [(str(i),) for i in range(10)])
+        conn.execute("ANALYZE")
+        conn.commit()
+        # The table still holds 10: reading 7 of them is 3 skipped.
+        assert _shortfall(conn, "t", 7) == "3 of 10 rows were skipped by a damaged page"
+        assert _shortfall(conn, "t", 10) == ""
+        # After deletions ANALYZE's count is older than the table: named with both causes.
+        conn.execute("DELETE FROM t WHERE id > 8")
+        conn.commit()
+        message = _shortfall(conn, "t", 8)
+        assert "ANALYZE counted 10" in message and "deleted since" in message
+        assert _shortfall(conn, "t", 12) == ""  # more than expected is never a shortfall

@@ -231,7 +231,36 @@ def _copy_table(
             rescue.unreadable = rescue.unreadable or str(exc)
             continue
         break  # read to the end in one direction: nothing was skipped
+    if not rescue.unreadable:
+        rescue.unreadable = _shortfall(src, table, rescue.kept)
     return rescue
+
+
+def _shortfall(src: sqlite3.Connection, table: str, kept: int) -> str:
+    """Why fewer rows were read than the file says the table holds ("" when not). A damaged
+    interior page can make SQLite skip a whole leaf without an error; the table's own count
+    (often answered from an intact index) then says more, or failing that the row count
+    ANALYZE recorded in sqlite_stat1, which may be older than later deletions."""
+    counted = _first_number(src, f'SELECT count(*) FROM "{table}"', ())
+    if counted > kept:
+        return f"{counted - kept:,} of {counted:,} rows were skipped by a damaged page"
+    analyzed = _first_number(src, "SELECT stat FROM sqlite_stat1 WHERE tbl = ?", (table,))
+    if analyzed > kept:
+        return (
+            f"{kept:,} rows read where the last ANALYZE counted {analyzed:,}: rows on a damaged "
+            "page, or deleted since"
+        )
+    return ""
+
+
+def _first_number(src: sqlite3.Connection, query: str, params: tuple[str, ...]) -> int:
+    """The leading integer of the query's first row (0 when it cannot be read)."""
+    try:
+        row = src.execute(query, params).fetchone()
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
+        return 0
+    words = str(row[0]).split() if row and row[0] is not None else []
+    return int(words[0]) if words and words[0].isdigit() else 0
 
 
 def _rows(conn: sqlite3.Connection, query: str) -> Iterator[tuple[object, ...]]:
