@@ -218,6 +218,15 @@ def flag_row(name: str, flagged: np.ndarray, bad: np.ndarray, claim: str) -> dic
     }
 
 
+def ci_row(name: str, by_label: dict[str, dict]) -> str:
+    """A markdown table row: each `with_ci` figure as "r [low, high]", passages resampled."""
+    cells = [
+        f"{v['value']:.2f} [{v['ci95_by_passage'][0]:.2f}, {v['ci95_by_passage'][1]:.2f}]"
+        for v in by_label.values()
+    ]
+    return f"| {name} | " + " | ".join(cells) + " |"
+
+
 def shard_arg(text: str) -> tuple[int, int]:
     """K/N with 0 <= K < N."""
     try:

@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import git_revision, machine, per_item_results, write_results
-from judgement import interleaved_qgeval, shard_arg, with_ci
+from judgement import ci_row, interleaved_qgeval, shard_arg, with_ci
 from quizsmith.evaluation import adapters
 from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
 
@@ -135,11 +135,7 @@ def report(args: argparse.Namespace) -> None:
         "| --- | " + " | ".join("---" for _ in labels) + " |",
     ]
     for part, by_label in data["correlations"].items():
-        cells = [
-            f"{v['value']:.2f} [{v['ci95_by_passage'][0]:.2f}, {v['ci95_by_passage'][1]:.2f}]"
-            for v in by_label.values()
-        ]
-        md.append(f"| {'NACo' if part == 'naco' else part} | " + " | ".join(cells) + " |")
+        md.append(ci_row("NACo" if part == "naco" else part, by_label))
     data["beside_the_reader"] = beside_the_reader(done, labels, groups)
     if data["beside_the_reader"]:
         md += [
@@ -150,12 +146,7 @@ def report(args: argparse.Namespace) -> None:
             "| answer | mean rating | answer consistency |",
             "| --- | --- | --- |",
         ]
-        for name, by_label in data["beside_the_reader"].items():
-            cells = [
-                f"{v['value']:.2f} [{v['ci95_by_passage'][0]:.2f}, {v['ci95_by_passage'][1]:.2f}]"
-                for v in by_label.values()
-            ]
-            md.append(f"| {name} | " + " | ".join(cells) + " |")
+        md += [ci_row(name, by_label) for name, by_label in data["beside_the_reader"].items()]
     md.append("")
     write_results("naco_standard", data, "\n".join(md))
     print("\n".join(md))

@@ -43,7 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import git_revision, machine, per_item_results, write_results
-from judgement import SHARED, group_table, interleaved_qgeval, pearson, shard_arg, with_ci
+from judgement import SHARED, ci_row, group_table, interleaved_qgeval, pearson, shard_arg, with_ci
 from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
 from quizsmith.providers import catalog
 from quizsmith.providers.llamacpp import LlamaCppProvider
@@ -164,12 +164,7 @@ def report(args: argparse.Namespace) -> None:
         "| signal | answer consistency | acceptance | mean rating |",
         "| --- | --- | --- | --- |",
     ]
-    for signal, by_target in data["signals"].items():
-        cells = [
-            f"{v['value']:.2f} [{v['ci95_by_passage'][0]:.2f}, {v['ci95_by_passage'][1]:.2f}]"
-            for v in by_target.values()
-        ]
-        md.append(f"| {signal} | " + " | ".join(cells) + " |")
+    md += [ci_row(signal, by_target) for signal, by_target in data["signals"].items()]
     md += [
         "",
         f"Mean reader F1 on questions all raters call answer-consistent (3/3): "

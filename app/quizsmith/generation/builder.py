@@ -230,7 +230,10 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     for seed, text, started, method in stems:
         chosen = dis.options_for(text, outcome, wanted)
         if len(chosen) < wanted:
-            built.notes.append(f"question {text!r} dropped: it names its wrong answers")
+            built.notes.append(
+                f"question {text!r} dropped: it names the wrong answers that passed the "
+                "checks, and too few others are left"
+            )
             continue
         # A kept distractor left out here is one this question names (options_for).
         named = [(d, dis.NAMED_IN_QUESTION) for d in outcome.kept if d not in chosen]
