@@ -64,5 +64,11 @@ def per_item_results(path: Path, key: str) -> dict[str, dict[str, Any]]:
     """The rows of a per-item results file (JSON lines, which a re-run extends), by `key`."""
     if not path.exists():
         return {}
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    if lines and not text.endswith("\n"):
+        # Shards append to one file in parallel: a line another shard is still writing is
+        # not a result yet (reading it crashed most of 16 shards on a lent machine).
+        lines.pop()
+    rows = [json.loads(line) for line in lines if line.strip()]
     return {row[key]: row for row in rows}

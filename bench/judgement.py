@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -49,7 +50,12 @@ from quizsmith.evaluation.runner import run_evaluation
 from quizsmith.jobs import run_to_end
 from quizsmith.settings import Settings
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+# QUIZSMITH_SHARED_DATA points elsewhere where the repository does not sit beside ../shared
+# (a copy on a lent machine).
+SHARED = Path(
+    os.environ.get("QUIZSMITH_SHARED_DATA")
+    or Path(__file__).resolve().parents[2] / "shared" / "data"
+)
 RESULTS = Path(__file__).resolve().parent / "results"
 VALID = ("refq", "annoq", "annoq_clue_refq")
 FLAWED = ("non_q", "shuffled_q", "random_q", "wrong_key_q")

@@ -167,6 +167,15 @@ def window(qtbot: Any, bank: ItemBank, settings: Settings, sample: dict[str, int
 
 
 @pytest.fixture(autouse=True)
+def no_reading_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opened items are not read ahead with the real live models (test_read_ahead.py turns
+    it on): a background model job would make every other test's timing depend on load."""
+    from quizsmith.gui import item_editor
+
+    monkeypatch.setattr(item_editor, "READ_AHEAD_MS", None)
+
+
+@pytest.fixture(autouse=True)
 def fresh_messages() -> Iterator[None]:
     """Each test sees only the message boxes it caused."""
     from quizsmith.gui import messages

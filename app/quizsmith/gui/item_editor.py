@@ -13,6 +13,9 @@ Unsaved edits are kept as a draft beside the item (`ItemBank.save_draft`) a shor
 after typing stops, so that closing the app or a crash loses nothing; opening the item again
 brings the draft back. The item itself changes only on Save, so its stored scores and its
 exports always describe the text the teacher saved.
+
+An opened item is read ahead (`jobs.read_ahead_job`) once it has been on screen a moment,
+so that the models keep its passage before the teacher's first edit.
 """
 
 from __future__ import annotations
@@ -70,6 +73,9 @@ ACCEPTING_TYPES = ("short", "cloze")
 DEBOUNCE_MS = 800
 #: Quiet time after the last keystroke before unsaved edits are written to the bank.
 AUTOSAVE_MS = 1500
+#: How long an opened item stays on screen before its passage is read ahead (jobs.read_ahead_job):
+#: long enough that paging through the review queue does not start a read per item.
+READ_AHEAD_MS = 1500
 REJECT_REASONS = (
     "",
     "Wrong answer key",
@@ -198,6 +204,16 @@ class ItemEditor(QWidget):
         self.draft_timer.setSingleShot(True)
         self.draft_timer.setInterval(AUTOSAVE_MS)
         self.draft_timer.timeout.connect(self.keep_draft)
+        #: None: opened items are not read ahead (the GUI tests' stand-in metrics need no
+        #: warm-up, and a background model job would make their timing depend on load).
+        self.read_ahead_ms: int | None = READ_AHEAD_MS
+        self.read_ahead_timer = QTimer(self)
+        self.read_ahead_timer.setSingleShot(True)
+        self.read_ahead_timer.timeout.connect(self._read_ahead)
+        self.read_ahead_worker: JobWorker | None = None
+        #: (passage hash, metrics, profile) read ahead in this session.
+        self._read_ahead_done: set[tuple[object, ...] | None] = set()
+        self._read_ahead_running: tuple[object, ...] | None = None
         #: When the shown unsaved edits were last written as a draft ("" if not yet).
         self.draft_saved = ""
 
@@ -356,6 +372,7 @@ class ItemEditor(QWidget):
         self.timer.stop()
         self.draft_timer.stop()
         self._cancel_live()
+        self._cancel_read_ahead()
         self.item = copy.deepcopy(item)
         self.stored_signature = jobs.content_signature(item) if item is not None else None
         self._full_pending = []
@@ -404,6 +421,56 @@ class ItemEditor(QWidget):
         self._type_changed()
         self._refresh()
         self._show_passage()
+        key = self._read_ahead_key()
+        if key is not None and key not in self._read_ahead_done and self.read_ahead_ms is not None:
+            self.read_ahead_timer.start(self.read_ahead_ms)
+
+    # --- reading ahead ----------------------------------------------------------------------
+    def _read_ahead_key(self) -> tuple[object, ...] | None:
+        item = self.item
+        if item is None or item.passage is None or not item.passage.text.strip():
+            return None
+        return (item.passage.hash, tuple(self._live_metrics), self.settings.profile)
+
+    def _read_ahead(self) -> None:
+        """Read the opened item's passage with the live metrics before the first edit (see
+        jobs.read_ahead_job), unless the teacher has started editing or a score runs."""
+        key = self._read_ahead_key()
+        if (
+            key is None
+            or key in self._read_ahead_done
+            or not self._live_metrics
+            or self.dirty
+            or self.live_worker is not None
+            or self.item is None
+        ):
+            return
+        worker = self.runner.start(
+            jobs.read_ahead_job(self.item, self._live_metrics, self.settings, self.bank)
+        )
+        self.read_ahead_worker = worker
+        self._read_ahead_running = key
+        # Bound methods (not lambdas), so that Qt queues the calls to this thread.
+        worker.signals.finished.connect(self._read_ahead_finished)
+        worker.signals.failed.connect(self._read_ahead_failed)
+
+    def _read_ahead_finished(self, _value: object) -> None:
+        if self.read_ahead_worker is not None and self.sender() is self.read_ahead_worker.signals:
+            self._read_ahead_done.add(self._read_ahead_running)
+            self.read_ahead_worker = None
+
+    def _read_ahead_failed(self, message: str, _fix: str) -> None:
+        # A warm-up that fails (no model installed, say) is not the teacher's business: the
+        # score they ask for next reports the problem with its fix.
+        log.info("reading ahead failed: %s", message)
+        if self.read_ahead_worker is not None and self.sender() is self.read_ahead_worker.signals:
+            self.read_ahead_worker = None
+
+    def _cancel_read_ahead(self) -> None:
+        self.read_ahead_timer.stop()
+        if self.read_ahead_worker is not None:
+            self.read_ahead_worker.cancel()
+            self.read_ahead_worker = None
 
     @staticmethod
     def _fields_of(item: Item | None) -> dict[str, str]:
@@ -628,6 +695,8 @@ class ItemEditor(QWidget):
         self.timer.stop()
         draft = self.draft()
         self._cancel_live()
+        # Its model call in flight finishes first; the passage state it kept serves this run.
+        self._cancel_read_ahead()
         if draft is None or not self._live_metrics:
             self._pending = []
             self._parts = {}

@@ -40,6 +40,7 @@ __all__ = [
     "load_passage_job",
     "metric_context",
     "prepare_models",
+    "read_ahead_job",
     "refit_overall_job",
     "score_and_store_job",
     "score_draft_job",
@@ -107,6 +108,30 @@ def score_draft_job(
         ctx = metric_context(settings, token, bank)
         yield from score_items([draft], list(metrics), ctx, parts=True)
         return draft
+
+    return job
+
+
+def read_ahead_job(
+    item: Item, metrics: Sequence[str], settings: Settings, bank: ItemBank | None
+) -> JobFactory:
+    """Score an opened item with the live metrics and throw the results away, so that the
+    models keep its passage's state (llamacpp_state.py) before the teacher's first edit.
+
+    Why: on the standard profile the first score of an item on a passage no model has read
+    took 6.0 s on two cores, a re-score after a stem edit 1.5 s (docs/benchmarks.md); most
+    of the difference is reading the passage, which can happen while the teacher reads the
+    item. The item itself is the probe, so every prefix any live metric keys on the passage
+    (or on the unchanged question) is read, without knowing each metric's prompts. Nothing
+    is stored or shown: the bank's scores already describe the saved text."""
+    probe = copy.deepcopy(item)
+
+    def job(token: CancelToken) -> Generator[Progress, None, None]:
+        from quizsmith.metrics.runner import score_items
+
+        prepare_models(settings)
+        ctx = metric_context(settings, token, bank)
+        yield from score_items([probe], list(metrics), ctx)
 
     return job
 
