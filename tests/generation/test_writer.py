@@ -56,6 +56,21 @@ def test_wh_word_must_fit_the_key() -> None:
 
 
 @pytest.mark.parametrize(
+    ("fact", "answer"),
+    [
+        ("The cheetah is the fastest land animal.", "fastest"),
+        ("She gives a speech every year.", "speech"),
+        ("He joined the army in 1940.", "army"),
+        ("There are seven continents.", "seven"),
+        ("This theory posits that light is a wave.", "theory"),
+    ],
+)
+def test_no_rule_made_question_after_a_determiner_or_there_are(fact: str, answer: str) -> None:
+    # "the what fastest", "a what", "There are how many": no grammatical question comes of it.
+    assert writer.wh_question(fact, answer, fact.index(answer)) is None
+
+
+@pytest.mark.parametrize(
     ("fact", "answer", "question"),
     [
         (
