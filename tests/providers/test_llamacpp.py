@@ -207,3 +207,24 @@ def test_a_provider_that_outlives_unload_all_loads_its_model_again() -> None:
     unload_all()
     again = provider.option_logprobs("The capital of France is", [" Paris"])
     assert again[0].total == first[0].total
+
+
+def _resident_kib_of(path: str) -> int:
+    """Resident KiB of this process's mappings of the file (0: not mapped)."""
+    total, inside = 0, False
+    with open("/proc/self/smaps", encoding="utf-8") as smaps:
+        for line in smaps:
+            head = line.split()
+            if head and "-" in head[0] and len(head) >= 5 and not head[0].endswith(":"):
+                inside = len(head) >= 6 and head[-1] == path
+            elif inside and head[:1] == ["Rss:"]:
+                total += int(head[1])
+    return total
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/smaps"), reason="Linux only")
+def test_a_loaded_model_does_not_keep_its_file_resident(gemma) -> None:
+    # The weights are read into memory (use_mmap=False): with a mapping, the file's pages
+    # llama.cpp read to repack the weights stayed resident beside the repacked copy.
+    gemma.complete("The Nile flows into", max_tokens=2)
+    assert _resident_kib_of(str(gemma.model_path.resolve())) == 0
