@@ -136,7 +136,12 @@ def report(args: argparse.Namespace) -> None:
         "model": MODEL,
         "items": len(done),
         "passages": len(set(groups.tolist())),
-        "median_seconds_per_item": statistics.median(k["seconds"] for _, k in done),
+        # Items read elsewhere (a lent machine's shards carry a "machine" field) are not
+        # timed on this machine.
+        "median_seconds_per_item": statistics.median(
+            k["seconds"] for _, k in done if "machine" not in k
+        ),
+        "read_elsewhere": sum("machine" in k for _, k in done),
         "signals": {},
     }
     for signal in SIGNALS:
@@ -157,7 +162,13 @@ def report(args: argparse.Namespace) -> None:
         f"(filled in shards, one thread each) at revision {data['revision']}, {m['date']}. "
         f"Machine: {m['cpu']}, {m['logical_cpus']} logical CPUs. {MODEL} through "
         f"LlamaCppProvider, greedy. n = {data['items']} questions of {data['passages']} "
-        f"passages; median {data['median_seconds_per_item']:.1f} s per item on one thread.",
+        f"passages; median {data['median_seconds_per_item']:.1f} s per item on one thread"
+        + (
+            f" ({data['read_elsewhere']} items were read on a lent 16-core Intel Xeon and are "
+            "not in the median)."
+            if data["read_elsewhere"]
+            else "."
+        ),
         "",
         "Pearson r [95% interval, passages resampled]; nothing is fitted:",
         "",

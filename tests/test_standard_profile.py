@@ -126,7 +126,8 @@ def test_the_overall_estimate_on_standard_reads_the_1_5b_reader(standard: Settin
     flagged = metric.score(wrong, MetricContext(settings=standard))
     assert flagged.scored and flagged.evidence["signals"]["reader_f1"] == 0.0
     (flag,) = [f for f in metric.flags(flagged, {}) if f.code == "reader-differs"]
-    assert flag.severity == "warning" and "evaporation" in flag.message.lower()
+    # A hint: measured precision 0.59 on all of QGEval, under a warning's 0.6.
+    assert flag.severity == "info" and "evaporation" in flag.message.lower()
 
 
 def test_without_its_own_model_the_standard_profile_says_it_uses_the_light_one(

@@ -64,11 +64,12 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
         "consistency (base rate 26%; free-text answer: 32%)",
     ),
     "reader-differs": FlagRule(
-        "warning",
-        0.60,
-        "standard profile only: the 1.5B reader's answer shares no word with the key on 278 "
-        "of 1,500 QGEval questions, 60% of them rated below 2.5 for answer consistency (base "
-        "rate 25%, recall 43%; bench/standard_reader.py, nothing fitted)",
+        "info",
+        0.59,
+        "standard profile only: the 1.5B reader's answer shares no word with the key on 567 "
+        "of 3,000 QGEval questions, 59% of them rated below 2.5 for answer consistency (base "
+        "rate 26%, recall 43%; bench/standard_reader.py, nothing fitted); at 1,500 it read "
+        "0.60, on all of QGEval just under a warning's 0.6",
     ),
     "statement-is-question": FlagRule(
         "warning",
