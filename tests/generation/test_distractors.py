@@ -206,3 +206,112 @@ def test_a_key_without_tokens_prefers_no_distractor() -> None:
     read = dis.qa_reading(Reader(), "A fact.", "A question?", "key")(["a", "b"])  # type: ignore[arg-type]
     assert [r.margin < 0 for r in read] == [True, True]
     assert [r.plausibility for r in read] == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Which playwright is known for the play Antigone?", "playwright"),
+        ("Which playwright wrote Antigone?", "playwright"),
+        ("Which theory combines the electroweak and strong forces?", "theory"),
+        ("What network relaunched Millionaire as a syndicated program?", "network"),
+        ("What military force was not included in the Home Guard?", "military force"),
+        ("What is the name of the waterfall that has moved back?", "waterfall"),
+        ("What was the name of the person who was captured in Nyeri?", "person"),
+        ("What kind of rock forms there?", "rock"),
+        ("Which rivers join the Thames?", "river"),
+        ("What gas do plants take in?", "gas"),
+        ("What is the capital of France?", "capital"),
+        # No kind named, or a number or a time (same_kind's business):
+        ("Who is Antigone's father?", None),
+        ("When did Operation Anvil open?", None),
+        ("What percentage of the insurgents were killed?", None),
+        ("In what year was it completed?", None),
+        ("What causes erosion?", None),
+        ("What happened in 1954?", None),
+        ("What do geographers group together?", None),
+        ("What is the name of one of Antigone's daughters?", None),
+        ("Which two rivers meet here?", None),
+        # Not a question: a true/false item's statement, a rule-made stem's middle.
+        ("Complete: The river which flows past ___ is wide.", None),
+        ("She is not at all afraid of the what he threatens her with?", None),
+    ],
+)
+def test_the_kind_a_question_asks_for(question: str, kind: str | None) -> None:
+    assert dis.asked_kind(question) == kind
+
+
+def _kind_check(readings: dict[str, float], asked: list[str]) -> dis.KindCheck:
+    def says_yes(candidate: str) -> float:
+        asked.append(candidate)
+        return readings[candidate]
+
+    return dis.KindCheck("playwright", says_yes)
+
+
+def test_candidates_not_of_the_asked_kind_are_dropped_with_the_question_put() -> None:
+    # Log-odds of Yes to "Is X a playwright?" as the 1.5B model read them.
+    readings = {"Sophocles": 2.7, "Creon": -2.8, "Euripides": 2.3, "Oedipus": -1.0}
+    readings |= {"Aeschylus": 3.0, "Homer": 1.0, "Plato": 0.5}
+    asked: list[str] = []
+    out = dis.filter_distractors(
+        "Sophocles",
+        ["Creon", "Euripides", "Oedipus", "Aeschylus", "Homer", "Plato"],
+        embed=None,
+        reader=None,
+        kind=_kind_check(readings, asked),
+    )
+    assert out.kept == ["Euripides", "Aeschylus", "Homer"]
+    assert out.spare == ["Plato"]  # wanted 3 + 2 spares checked: only Plato was left
+    reasons = dict(out.dropped)
+    assert "not a playwright" in reasons["Creon"]
+    assert "Is Oedipus a playwright?" in reasons["Oedipus"]
+    assert asked == ["Sophocles", "Creon", "Euripides", "Oedipus", "Aeschylus", "Homer", "Plato"]
+
+
+def test_the_kind_check_stops_when_enough_have_passed() -> None:
+    names = ["Alcman", "Bion", "Crates", "Dion", "Eupolis", "Hermippus", "Ion", "Lycon", "Moschus"]
+    readings = {"Sophocles": 2.7} | dict.fromkeys(names, 1.0)
+    asked: list[str] = []
+    out = dis.filter_distractors(
+        "Sophocles",
+        names,
+        embed=None,
+        reader=None,
+        kind=_kind_check(readings, asked),
+    )
+    # 3 wanted + KIND_SPARES read; the other four are never asked about.
+    assert len(asked) == 1 + 3 + dis.KIND_SPARES
+    assert out.kept == names[:3] and out.spare == names[3:5]
+    assert [r for t, r in out.dropped if t == "Moschus"] == [
+        "not needed (enough better candidates)"
+    ]
+
+
+def test_an_unknown_key_sets_the_bar_at_its_own_reading() -> None:
+    # "Is Shoushi Li a calendar?" reads No (-1.2): the model does not know the key. Only the
+    # candidates it doubts more than the key are dropped.
+    readings = {"Shoushi Li": -1.2, "Julian Calendar": 2.4, "Right Alan Guard": -2.3}
+    readings |= {"Kheshig": -0.7}
+    out = dis.filter_distractors(
+        "Shoushi Li",
+        ["Julian Calendar", "Right Alan Guard", "Kheshig"],
+        embed=None,
+        reader=None,
+        kind=_kind_check(readings, []),
+    )
+    assert out.kept == ["Julian Calendar", "Kheshig"]
+    assert [t for t, _ in out.dropped] == ["Right Alan Guard"]
+
+
+def test_kind_reading_asks_the_yes_no_question() -> None:
+    prompts: list[tuple[str, list[str]]] = []
+
+    class QA:
+        def option_logprobs(self, prefix, options, reuse_prefix=None):  # type: ignore[no-untyped-def]
+            prompts.append((prefix, list(options)))
+            return [_Scores(-0.5, 1), _Scores(-3.0, 1)]
+
+    check = dis.kind_reading(QA(), "alloy")  # type: ignore[arg-type]
+    assert check.says_yes("Bronze") == pytest.approx(2.5)
+    assert prompts == [("Q: Is Bronze an alloy?\nA:", [" Yes", " No"])]

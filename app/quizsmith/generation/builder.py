@@ -54,6 +54,10 @@ class BuildContext:
     #: Other answers found in the passage: same-passage distractor candidates.
     passage_answers: list[str] = field(default_factory=list)
     filter_config: dis.FilterConfig = field(default_factory=dis.FilterConfig)
+    #: Whether the QA model can tell a playwright from a character ("Is Creon a
+    #: playwright?"): one large enough for chat prompts can, the tiny ones cannot
+    #: (`dis.kind_reading`).
+    qa_knows_kinds: bool = False
 
 
 @dataclass
@@ -289,6 +293,12 @@ def _distractors(
         if ctx.qa is not None and ctx.qa.can_logprob
         else None
     )
+    asked = dis.asked_kind(question)
+    kind = (
+        dis.kind_reading(ctx.qa, asked)
+        if asked and reader is not None and ctx.qa is not None and ctx.qa_knows_kinds
+        else None
+    )
     outcome = dis.filter_distractors(
         target.answer,
         pool,
@@ -297,6 +307,7 @@ def _distractors(
         question=question,
         aliases=dis.appositives(ctx.passage.text, target.answer, pool),
         config=ctx.filter_config,
+        kind=kind,
     )
     return outcome, note
 

@@ -105,16 +105,18 @@ def generate_items(
             )
         yield Progress("Loading the models that check the wrong answers", 0, n)
         cancel.raise_if_cancelled()
+        qa = _qa(settings, result)
         ctx = BuildContext(
             passage=passage,
             generator=generator,
             profile=profile,
             embed=_embedder(settings, result),
-            qa=_qa(settings, result),
+            qa=qa,
             cancel=cancel,
             difficulty=request.difficulty,
             seed=request.seed,
             passage_answers=_unique(t.answer for t in targets),
+            qa_knows_kinds=qa is not None and writer.profile_for(qa, settings) == "chat",
         )
         metric_ctx = MetricContext(
             settings=settings,
