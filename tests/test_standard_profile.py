@@ -91,7 +91,7 @@ def test_the_1_5b_model_writes_one_item(standard: Settings) -> None:
 
 def test_the_1_5b_model_tells_a_playwright_from_the_plays_characters(standard: Settings) -> None:
     """The distractor kind check on the real QA model (docs/generation.md): Creon and Oedipus
-    are no playwrights, Euripides is; the tiny QA model cannot tell, so it is not asked."""
+    the King of Thebes are no playwrights, Euripides is; the tiny QA model cannot tell, so it is not asked."""
     from quizsmith.generation import distractors as dis
     from quizsmith.metrics.profiles import choose_profile
     from quizsmith.providers import provider_for
@@ -101,9 +101,9 @@ def test_the_1_5b_model_tells_a_playwright_from_the_plays_characters(standard: S
     check = dis.kind_reading(qa, dis.asked_kind("Which playwright wrote Antigone?") or "")
     assert check.kind == "playwright"
     key, fitting = check.says_yes("Sophocles"), check.says_yes("Euripides")
-    characters = [check.says_yes("Creon"), check.says_yes("Oedipus")]
+    characters = [check.says_yes("Creon"), check.says_yes("King of Thebes")]
     assert key > 0 and fitting > 0
-    assert max(characters) < min(0.0, key)  # below the bar: dropped
+    assert max(characters) < min(0.0, key) - dis.KIND_MARGIN  # below the bar: dropped
     light = Settings(profile="light")
     assert choose_profile(provider_for(light.role("qa"), light), light) == "fewshot"
 

@@ -251,8 +251,9 @@ def _kind_check(readings: dict[str, float], asked: list[str]) -> dis.KindCheck:
 
 def test_candidates_not_of_the_asked_kind_are_dropped_with_the_question_put() -> None:
     # Log-odds of Yes to "Is X a playwright?" as the 1.5B model read them.
-    readings = {"Sophocles": 2.7, "Creon": -2.8, "Euripides": 2.3, "Oedipus": -1.0}
-    readings |= {"Aeschylus": 3.0, "Homer": 1.0, "Plato": 0.5}
+    readings = {"Sophocles": 2.7, "Creon": -2.8, "Euripides": 2.3, "Oedipus": -1.5}
+    # Homer and Plato: doubted, but within KIND_MARGIN of an even Yes/No.
+    readings |= {"Aeschylus": 3.0, "Homer": -0.5, "Plato": -0.9}
     asked: list[str] = []
     out = dis.filter_distractors(
         "Sophocles",
@@ -290,8 +291,8 @@ def test_the_kind_check_stops_when_enough_have_passed() -> None:
 
 def test_an_unknown_key_sets_the_bar_at_its_own_reading() -> None:
     # "Is Shoushi Li a calendar?" reads No (-1.2): the model does not know the key. Only the
-    # candidates it doubts more than the key are dropped.
-    readings = {"Shoushi Li": -1.2, "Julian Calendar": 2.4, "Right Alan Guard": -2.3}
+    # candidates it doubts well beyond the key (KIND_MARGIN) are dropped.
+    readings = {"Shoushi Li": -1.2, "Julian Calendar": 2.4, "Right Alan Guard": -2.6}
     readings |= {"Kheshig": -0.7}
     out = dis.filter_distractors(
         "Shoushi Li",

@@ -219,9 +219,12 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     # and checks are not repeated per stem (the "also true" check reads the first stem that
     # gave a full set).
     wanted = ctx.filter_config.wanted
+    # The kind of thing asked for, from whichever stem names it ("Who wrote Antigone?" names
+    # none, "Which playwright ...?" does): the stems share one key, so one kind.
+    asked = next((kind for _, t, _, _ in stems if (kind := dis.asked_kind(t))), None)
     for seed, text, _, _ in stems:
         yield BuildStep("choosing wrong answers and checking them", k / parts)
-        outcome, note = _distractors(text, target, ctx, seed)
+        outcome, note = _distractors(text, target, ctx, seed, asked)
         if note:
             built.notes.append(note)
         if len(outcome.kept) >= wanted:
@@ -275,10 +278,11 @@ def _rule_stem(target: Target) -> writer.Written:
 
 
 def _distractors(
-    question: str, target: Target, ctx: BuildContext, seed: int
+    question: str, target: Target, ctx: BuildContext, seed: int, asked: str | None = None
 ) -> tuple[dis.FilterOutcome, str]:
     """(filtered candidates, note): model candidates first, then same-kind answers from the
-    passage, then nearby numbers; the QA model then orders them (`dis.filter_distractors`)."""
+    passage, then nearby numbers; the QA model then orders them and, where `asked` names the
+    kind of thing the question asks for, checks each is one (`dis.filter_distractors`)."""
     ctx.cancel.raise_if_cancelled()
     from_model, note = writer.propose_distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed
@@ -293,7 +297,6 @@ def _distractors(
         if ctx.qa is not None and ctx.qa.can_logprob
         else None
     )
-    asked = dis.asked_kind(question)
     kind = (
         dis.kind_reading(ctx.qa, asked)
         if asked and reader is not None and ctx.qa is not None and ctx.qa_knows_kinds
