@@ -90,8 +90,9 @@ def test_the_1_5b_model_writes_one_item(standard: Settings) -> None:
 
 
 def test_the_1_5b_model_tells_a_playwright_from_the_plays_characters(standard: Settings) -> None:
-    """The distractor kind check on the real QA model (docs/generation.md): Creon and Oedipus
-    the King of Thebes are no playwrights, Euripides is; the tiny QA model cannot tell, so it is not asked."""
+    """The distractor kind check on the real QA model (docs/generation.md): Creon and the King
+    of Thebes are no playwrights, Euripides is; the tiny QA model cannot tell, so it is not
+    asked."""
     from quizsmith.generation import distractors as dis
     from quizsmith.metrics.profiles import choose_profile
     from quizsmith.providers import provider_for
