@@ -1,0 +1,116 @@
+"""The distractor kind check in the builder: it takes the asked kind from whichever of a
+target's stems names it, and it runs only for a QA model that can tell kinds apart.
+
+Scripted models (the builder's control flow, not a model's quality); the real 1.5B model's
+readings are checked in tests/test_standard_profile.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from quizsmith.domain import Passage
+from quizsmith.generation import prompts
+from quizsmith.generation.builder import BuildContext, build_candidates
+from quizsmith.generation.target_candidates import Target
+from quizsmith.jobs import CancelToken
+from quizsmith.providers.base import (
+    ChatResult,
+    Message,
+    ModelInfo,
+    OptionLogprob,
+    Provider,
+    Reusable,
+)
+
+FACT = "Antigone is a tragedy by Sophocles, written in or before 441 BC."
+STEMS = ["Who wrote the tragedy Antigone?", "Which playwright wrote the tragedy Antigone?"]
+WRONG = ["Creon", "Euripides", "King of Thebes", "Aeschylus", "Aristophanes"]
+#: Log-odds of Yes to "Is X a playwright?"; characters of the play read No.
+IS_A_PLAYWRIGHT = {"Sophocles": 2.7, "Euripides": 2.3, "Aeschylus": 3.0, "Aristophanes": 2.0}
+IS_A_PLAYWRIGHT |= {"Creon": -2.8, "King of Thebes": -2.1}
+
+
+class ScriptedModel(Provider):
+    """Writes the scripted stems and wrong answers, and reads options: the key is preferred
+    on the source (nothing is 'also true'), every option equally plausible, and the yes/no
+    kind question answered from IS_A_PLAYWRIGHT."""
+
+    name: ClassVar[str] = "scripted"
+    can_chat = True
+    can_logprob = True
+    is_local = False
+
+    def __init__(self) -> None:
+        self.stems = list(STEMS)
+        self.kind_questions: list[str] = []
+
+    @property
+    def info(self) -> ModelInfo:
+        return ModelInfo(self.name, "scripted-model")
+
+    def chat(
+        self,
+        messages: Sequence[Message | dict[str, str]],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+        json_schema: dict[str, Any] | None = None,
+        reuse_prefix: Reusable = "",
+    ) -> ChatResult:
+        if json_schema == prompts.DISTRACTOR_SCHEMA:
+            data: dict[str, Any] = {"wrong_answers": WRONG}
+        else:
+            data = {"question": self.stems.pop(0)}
+        return ChatResult(text=json.dumps(data), model="scripted-model", data=data)
+
+    def option_logprobs(
+        self, prefix: str, options: Sequence[str], *, reuse_prefix: Reusable = ""
+    ) -> list[OptionLogprob]:
+        if prefix.startswith("Q: Is "):
+            self.kind_questions.append(prefix)
+            candidate = prefix.removeprefix("Q: Is ").split(" a playwright?")[0]
+            yes = IS_A_PLAYWRIGHT[candidate]
+            return [OptionLogprob(" Yes", yes, yes, 1), OptionLogprob(" No", 0.0, 0.0, 1)]
+        key_first = prefix.startswith(FACT)
+        return [
+            OptionLogprob(o, -1.0 if key_first and i == 0 else -5.0, -1.0, 1)
+            for i, o in enumerate(options)
+        ]
+
+
+def _build(qa_knows_kinds: bool) -> tuple[list[list[str]], ScriptedModel]:
+    model = ScriptedModel()
+    ctx = BuildContext(
+        passage=Passage(text=FACT),
+        generator=model,
+        profile="chat",
+        embed=None,
+        qa=model,
+        cancel=CancelToken(),
+        difficulty=None,
+        seed=0,
+        qa_knows_kinds=qa_knows_kinds,
+    )
+    target = Target(FACT, 0, "Sophocles", FACT.index("Sophocles"), "name", 0, 1.0)
+    built = build_candidates(target, "mcq", 2, ctx)
+    options = [[o.text for o in c.options if not o.is_key] for c in built.candidates]
+    return options, model
+
+
+def test_the_kind_named_by_the_second_stem_checks_the_shared_wrong_answers() -> None:
+    options, model = _build(qa_knows_kinds=True)
+    assert len(options) == 2  # both stems, one shared set of wrong answers
+    for wrong in options:
+        assert sorted(wrong) == ["Aeschylus", "Aristophanes", "Euripides"]
+    assert "Q: Is Creon a playwright?\nA:" in model.kind_questions
+
+
+def test_a_qa_model_that_cannot_tell_kinds_is_not_asked() -> None:
+    options, model = _build(qa_knows_kinds=False)
+    assert model.kind_questions == []
+    assert "Creon" in options[0]  # the sources' order stands
