@@ -18,7 +18,7 @@ a QA model that gives log-probabilities the order of the sources above is kept.
 
 Last, where the question names the kind of thing it asks for ("Which playwright ...", "the
 name of the waterfall that ..."), a QA model large enough for chat prompts is asked of each
-kept candidate, most plausible first, "Is X a playwright?" (`asked_kind`, `kind_reading`):
+kept candidate, most plausible first, "Is X a playwright?" (`distractor_kinds`):
 the play's characters offered as its playwright were the commonest fault of the standard
 profile's items (docs/generation.md).
 """
@@ -32,6 +32,13 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+# The kind check (its own module); its names stay reachable here, where callers look for them.
+from quizsmith.generation.distractor_kinds import KIND_MARGIN as KIND_MARGIN
+from quizsmith.generation.distractor_kinds import KIND_SPARES as KIND_SPARES
+from quizsmith.generation.distractor_kinds import KindCheck as KindCheck
+from quizsmith.generation.distractor_kinds import asked_kind as asked_kind
+from quizsmith.generation.distractor_kinds import kind_reading as kind_reading
+from quizsmith.generation.distractor_kinds import of_the_asked_kind
 from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import OptionLogprob, Provider
 from quizsmith.providers.nearest import cosine
@@ -223,155 +230,12 @@ def filter_distractors(
         # sorted() is stable: equally plausible candidates keep their sources' order.
         survivors = [text for _, text in sorted(checked, key=lambda pair: -pair[0])]
     if kind is not None and survivors:
-        survivors = _of_the_asked_kind(key, survivors, kind, cfg.wanted + KIND_SPARES, out)
+        survivors = of_the_asked_kind(key, survivors, kind, cfg.wanted + KIND_SPARES, out.drop)
     out.kept = survivors[: cfg.wanted]
     out.spare = survivors[cfg.wanted :]
     for text in out.spare:
         out.drop(text, "not needed (enough better candidates)")
     return out
-
-
-#: Candidates checked beyond the wanted number: spares for a target's other questions that
-#: name a kept one (`options_for`). Each check is a model call, so the rest go unchecked.
-KIND_SPARES = 2
-#: How far below the key's reading (or below an even Yes/No) a candidate may read and stay.
-#: On nine hand-made cases from the generation bench's items (the 1.5B model, 2026-11-27):
-#: margin 0 dropped 23 of 27 wrong-kind candidates and 2 of 25 fitting ones, 1.0 dropped
-#: 19 of 27 and none of the fitting ones. The cases come from the items it was built for,
-#: so these counts are a check that it works, not a measure of how well.
-KIND_MARGIN = 1.0
-
-
-class KindCheck(NamedTuple):
-    """The kind of thing a question asks for and the QA model's reading of one candidate
-    (log-odds of "Yes" over "No" to "Is <candidate> a <kind>?")."""
-
-    kind: str
-    says_yes: Callable[[str], float]
-
-
-def _of_the_asked_kind(
-    key: str, ordered: list[str], check: KindCheck, enough: int, out: FilterOutcome
-) -> list[str]:
-    """The candidates, in order, the QA model takes for the asked kind nearly as readily as
-    the key, until `enough` have passed; the rest are not read.
-
-    Relative to the key because the model says No to what it does not know: "Is Shoushi Li
-    a calendar?" reads -1.2 for the right answer; and with a margin (KIND_MARGIN) because it
-    doubts real but obscure names too (Warũhiũ Itote as a person: -0.5), and dropping those
-    lets the model's invented ones in ("John Smith", seen on bench/generation.py's items).
-    Wrong kinds read far lower: Creon as a playwright -2.8 against Sophocles +2.7."""
-    bar = min(0.0, check.says_yes(key)) - KIND_MARGIN
-    kept: list[str] = []
-    for index, text in enumerate(ordered):
-        if len(kept) >= enough:
-            for rest in ordered[index:]:
-                out.drop(rest, "not needed (enough better candidates)")
-            break
-        if check.says_yes(text) < bar:
-            article = indefinite_article(check.kind)
-            out.drop(
-                text,
-                f"not {article} {check.kind}, the kind of thing the question asks for (the QA "
-                f"model answers No to \u201cIs {text} {article} {check.kind}?\u201d)",
-            )
-        else:
-            kept.append(text)
-    return kept
-
-
-def indefinite_article(noun: str) -> str:
-    return "an" if noun[:1].lower() in "aeiou" else "a"
-
-
-def kind_reading(qa: Provider, kind: str) -> KindCheck:
-    """Ask the QA model whether a candidate is a `kind`: the log-odds of " Yes" over " No" as
-    the answer to "Q: Is X a kind?". A plain question, not the chat template: measured on the
-    1.5B model it separated the asked kind from the rest (Sophocles +2.7, Euripides +2.3;
-    Creon -2.8, King of Thebes -2.1), where a chat prompt asking whether each candidate is
-    "the same kind of thing" as the key stayed within -0.3 and +0.7 for every one
-    (docs/generation.md). The 135M model reads no difference (all within -1.5 and +1.2), so
-    the pipeline asks only a QA model large enough for chat prompts."""
-    article = indefinite_article(kind)
-
-    def says_yes(candidate: str) -> float:
-        yes, no = qa.option_logprobs(f"Q: Is {candidate} {article} {kind}?\nA:", [" Yes", " No"])
-        return yes.total - no.total
-
-    return KindCheck(kind, says_yes)
-
-
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-#: Words that end the noun after "what"/"which": verbs, prepositions, determiners.
-_NOT_A_NOUN = _word_set(
-    "is was are were be been do does did has have had can could will would should may might "
-    "must shall of in on at for to by from with about as that which who whom whose the a an "
-    "this these those it its their his her he she they one two three four five first last"
-)
-#: Nouns that ask for a number, a time or nothing in particular: the kind filter of
-#: `same_kind` covers the first two, and "Is X a name?" asks nothing.
-_NO_KIND = _word_set(
-    "year date day month century decade time period number percentage percent amount age "
-    "name kind type sort way reason part thing much many long far often"
-)
-#: Verbs that follow "what" as its subject ("What causes erosion?"): no kind is named.
-_VERB_AFTER_WHAT = _word_set(
-    "happens causes makes helps allows leads means results occurs forms shows explains "
-    "describes determines affects controls keeps gives takes comes goes produces protects "
-    "carries moves drives stops starts lives eats becomes remains seems contains includes"
-)
-_ADJECTIVE_ENDINGS = ("al", "ary", "ic", "ive", "ous", "ern", "ian", "ish", "ese", "ful")
-_KIND_PATTERNS = (
-    re.compile(r"\b(?i:what|which) (?:kind|type|sort) of ([a-z]+(?: [a-z]+)?)"),
-    re.compile(r"\bthe name of (?:the |a |an )?([a-z]+(?: [a-z]+)?)"),
-    re.compile(r"\b(?i:what|which) ([a-z]+(?: [a-z]+)?)"),
-    re.compile(r"\b(?i:what) (?:is|was|are|were) the ([a-z]+) (?:of|that|which|where|at|in)\b"),
-)
-
-
-def asked_kind(question: str) -> str | None:
-    """The kind of thing a question asks for, as a singular noun ("Which playwright wrote
-    ...?": "playwright"; "What military force was ...?": "military force"; "What is the name
-    of the waterfall that ...?": "waterfall"), or None where it names none ("Who ...?", "What
-    do ...?") or asks for a number or a time (those are `same_kind`'s). Only of a question:
-    a true/false item's "Complete: ..." statement names no kind."""
-    if not question.rstrip().endswith("?") or question.startswith("Complete:"):
-        return None
-    for pattern in _KIND_PATTERNS:
-        match = pattern.search(question)
-        if not match:
-            continue
-        words: list[str] = []
-        for word in match.group(1).split():
-            if word in _NOT_A_NOUN:
-                break
-            words.append(word)
-        if words and (words[0] in _VERB_AFTER_WHAT or words[0].endswith("ed")):
-            return None  # "What causes ...", "What happened ...": "what" is the subject
-        # A second word only after an adjective ("military force", "chemical element"):
-        # otherwise it is the verb ("Which playwright wrote ...", "Which rivers join ...").
-        if len(words) == 2 and not words[0].endswith(_ADJECTIVE_ENDINGS):
-            words = words[:1]
-        if not words:
-            continue
-        if words[-1] in _NO_KIND or any(w in _NO_KIND for w in words):
-            return None
-        words[-1] = _singular(words[-1])
-        return " ".join(words)
-    return None
-
-
-def _plural(noun: str) -> bool:
-    return noun.endswith("s") and not noun.endswith(("ss", "us", "is", "as"))
-
-
-def _singular(noun: str) -> str:
-    if noun.endswith("ies") and len(noun) > 4:
-        return noun[:-3] + "y"
-    return noun[:-1] if _plural(noun) else noun
 
 
 def named_in(option: str, question: str) -> bool:
