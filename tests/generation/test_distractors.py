@@ -7,6 +7,7 @@ import random
 import pytest
 
 from quizsmith.generation import distractors as dis
+from quizsmith.generation.placeholder_names import invented_name
 
 
 @pytest.mark.parametrize(
@@ -222,6 +223,8 @@ def test_a_key_without_tokens_prefers_no_distractor() -> None:
         ("Which rivers join the Thames?", "river"),
         ("What gas do plants take in?", "gas"),
         ("What is the capital of France?", "capital"),
+        ("What is the name of a Presbyterian school in Wellington?", "school"),
+        ("What kind of Roman building was the Pantheon?", "building"),
         # No kind named, or a number or a time (same_kind's business):
         ("Who is Antigone's father?", None),
         ("When did Operation Anvil open?", None),
@@ -316,3 +319,53 @@ def test_kind_reading_asks_the_yes_no_question() -> None:
     check = dis.kind_reading(QA(), "alloy")  # type: ignore[arg-type]
     assert check.says_yes("Bronze") == pytest.approx(2.5)
     assert prompts == [("Q: Is Bronze an alloy?\nA:", [" Yes", " No"])]
+
+
+KIMATHI = (
+    "The capture of Dedan Kimathi on 21 October 1956 in Nyeri signified the ultimate defeat "
+    "of the Mau Mau. Warũhiũ Itote, known as General China, had been captured in 1954."
+)
+
+
+def test_placeholder_names_the_passage_never_mentions_are_dropped() -> None:
+    # The 1.5B model's wrong answers for "Who was captured in Nyeri?" on two seeds.
+    written = ["John Doe", "Jane Smith", "Robert Johnson", "Peter Brown", "Maria Davis"]
+    out = dis.filter_distractors(
+        "Dedan Kimathi",
+        [*written, "Warũhiũ Itote", "Jomo Kenyatta", "Field Marshal Muthoni"],
+        embed=None,
+        reader=None,
+        passage=KIMATHI,
+    )
+    reasons = dict(out.dropped)
+    assert all(reasons[name] == dis.INVENTED_NAME for name in written)
+    assert out.kept == ["Warũhiũ Itote", "Jomo Kenyatta", "Field Marshal Muthoni"]
+
+
+@pytest.mark.parametrize(
+    ("name", "invented"),
+    [
+        ("John Smith", True),
+        ("jane doe", True),
+        ("Tom Brown", True),
+        ("John Smith Jr", False),  # three words: not the two-word placeholder
+        ("John Adams", False),  # the surname is not a placeholder's
+        ("Warũhiũ Itote", False),
+        ("Evaporation", False),
+    ],
+)
+def test_what_counts_as_a_placeholder_name(name: str, invented: bool) -> None:
+    assert invented_name(name, KIMATHI) is invented
+
+
+def test_a_common_name_the_passage_mentions_is_a_real_person() -> None:
+    passage = "Captain John Smith led the settlers at Jamestown in 1607."
+    assert not invented_name("John Smith", passage)
+    assert invented_name("Mary Jones", passage)
+
+
+def test_without_the_passage_no_name_is_called_invented() -> None:
+    out = dis.filter_distractors(
+        "Dedan Kimathi", ["John Smith", "Jomo Kenyatta"], embed=None, reader=None
+    )
+    assert out.kept == ["John Smith", "Jomo Kenyatta"]

@@ -46,6 +46,7 @@ class ScriptedModel(Provider):
     def __init__(self) -> None:
         self.stems = list(STEMS)
         self.kind_questions: list[str] = []
+        self.distractor_requests: list[str] = []
 
     @property
     def info(self) -> ModelInfo:
@@ -63,6 +64,10 @@ class ScriptedModel(Provider):
         reuse_prefix: Reusable = "",
     ) -> ChatResult:
         if json_schema == prompts.DISTRACTOR_SCHEMA:
+            last = messages[-1]
+            self.distractor_requests.append(
+                last["content"] if isinstance(last, dict) else last.content
+            )
             data: dict[str, Any] = {"wrong_answers": WRONG}
         else:
             data = {"question": self.stems.pop(0)}
@@ -114,3 +119,24 @@ def test_a_qa_model_that_cannot_tell_kinds_is_not_asked() -> None:
     options, model = _build(qa_knows_kinds=False)
     assert model.kind_questions == []
     assert "Creon" in options[0]  # the sources' order stands
+
+
+def test_the_generator_is_told_the_kind_the_question_asks_for() -> None:
+    _, model = _build(qa_knows_kinds=False)
+    # Asked for the first stem ("Who wrote ...?"), with the kind the second one names.
+    assert len(model.distractor_requests) == 1
+    assert "Question: Who wrote the tragedy Antigone?" in model.distractor_requests[0]
+    assert (
+        "The question asks for a playwright: every wrong answer must be one."
+        in model.distractor_requests[0]
+    )
+
+
+def test_no_kind_is_put_when_no_stem_names_one() -> None:
+    assert (
+        "asks for" not in prompts.distractors_chat("Who wrote it?", "Sophocles", FACT)[1]["content"]
+    )
+    assert (
+        "asks for an element:"
+        in prompts.distractors_chat("Which element is it?", "iron", FACT, "element")[1]["content"]
+    )

@@ -101,3 +101,43 @@ def test_rule_made_questions(fact: str, answer: str, question: str) -> None:
     assert made == question
     assert writer.stem_problem(made, answer, fact, may_quote_fact=True) == ""
     assert writer.wh_question(fact, answer, fact.index(answer) + 1) is None
+
+
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "What do geographers group these jobs together to explain?",
+        "What approach is the most popular answer to Einstein's failed attempt at this endeavor?",
+        "In this way, what shapes the valley?",
+        "What is this process called?",
+    ],
+)
+def test_a_question_must_name_what_it_points_at(stem: str) -> None:
+    assert "without naming it" in writer.stem_problem(stem, "erosion", FACT)
+    # A rule-made question quotes its fact, but a dangling "this" is no better there.
+    assert "without naming it" in writer.stem_problem(stem, "erosion", FACT, may_quote_fact=True)
+
+
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "In what city was 10 Years, an American metal band, formed, and who founded this band?",
+        "What happened to those who refused the king's order?",
+        "Which radio show did Sarah Vowell join, other than This American Life?",
+    ],
+)
+def test_a_demonstrative_that_refers_within_the_question_stays(stem: str) -> None:
+    assert writer.unnamed_referent(stem) == ""
+
+
+def test_a_fronted_rule_made_question_phrase_is_not_made() -> None:
+    fact = "In the 20th century, the development of quantum mechanics led to a new view."
+    assert writer.wh_question(fact, "the 20th century", fact.index("the 20th century")) is None
+
+
+def test_an_ordinal_key_asks_which_period() -> None:
+    fact = "Quantum mechanics was developed in the 20th century by many physicists."
+    answer = "the 20th century"
+    made = writer.wh_question(fact, answer, fact.index(answer))
+    assert made == "Quantum mechanics was developed in which century by many physicists?"
+    assert writer.stem_problem(made, answer, fact, may_quote_fact=True) == ""

@@ -285,7 +285,7 @@ def _distractors(
     kind of thing the question asks for, checks each is one (`dis.filter_distractors`)."""
     ctx.cancel.raise_if_cancelled()
     from_model, note = writer.propose_distractors(
-        ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed
+        ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
     )
     rng = random.Random(seed)
     from_passage = [a for a in ctx.passage_answers if a != target.answer]
@@ -311,6 +311,7 @@ def _distractors(
         aliases=dis.appositives(ctx.passage.text, target.answer, pool),
         config=ctx.filter_config,
         kind=kind,
+        passage=ctx.passage.text,
     )
     return outcome, note
 

@@ -110,9 +110,14 @@ _VERB_AFTER_WHAT = _word_set(
     "carries moves drives stops starts lives eats becomes remains seems contains includes"
 )
 _ADJECTIVE_ENDINGS = ("al", "ary", "ic", "ive", "ous", "ern", "ian", "ish", "ese", "ful")
+#: Where a noun must follow, a capitalised modifier before it is passed over ("the name of a
+#: Presbyterian school": "school"; the key reads nearer Yes to the bare noun, and either drops
+#: the people offered as schools). After a bare "which" it is not: "Which Pope sent ..."
+#: names its kind in the capitalised word itself.
+_MODIFIER = r"(?:[A-Z][a-z]+ )?"
 _KIND_PATTERNS = (
-    re.compile(r"\b(?i:what|which) (?:kind|type|sort) of ([a-z]+(?: [a-z]+)?)"),
-    re.compile(r"\bthe name of (?:the |a |an )?([a-z]+(?: [a-z]+)?)"),
+    re.compile(rf"\b(?i:what|which) (?:kind|type|sort) of {_MODIFIER}([a-z]+(?: [a-z]+)?)"),
+    re.compile(rf"\bthe name of (?:the |a |an )?{_MODIFIER}([a-z]+(?: [a-z]+)?)"),
     re.compile(r"\b(?i:what|which) ([a-z]+(?: [a-z]+)?)"),
     re.compile(r"\b(?i:what) (?:is|was|are|were) the ([a-z]+) (?:of|that|which|where|at|in)\b"),
 )

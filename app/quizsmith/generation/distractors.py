@@ -39,6 +39,7 @@ from quizsmith.generation.distractor_kinds import KindCheck as KindCheck
 from quizsmith.generation.distractor_kinds import asked_kind as asked_kind
 from quizsmith.generation.distractor_kinds import kind_reading as kind_reading
 from quizsmith.generation.distractor_kinds import of_the_asked_kind
+from quizsmith.generation.placeholder_names import invented_name
 from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import OptionLogprob, Provider
 from quizsmith.providers.nearest import cosine
@@ -60,6 +61,7 @@ MONTHS = [
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _CONNECTORS = {"of", "the", "de", "la", "von", "van", "and", "for", "in", "&"}
 NAMED_IN_QUESTION = "named in the question (a student rules it out)"
+INVENTED_NAME = "a made-up placeholder name the passage never mentions (a student rules it out)"
 
 
 @dataclass(frozen=True)
@@ -168,14 +170,17 @@ def filter_distractors(
     aliases: Collection[str] = (),
     config: FilterConfig | None = None,
     kind: KindCheck | None = None,
+    passage: str = "",
 ) -> FilterOutcome:
     """Keep up to `config.wanted` candidates that pass every filter.
 
     `reader` reads each candidate (`qa_reading`): one the QA model prefers to the key may also
     be true and is dropped; the rest are kept most plausible first. Without it the given
     order stands. `aliases` are other names of the key (`appositives`); an option that
-    `question` names is dropped. `kind` (`kind_reading`) drops, in that order, candidates
-    that are not the kind of thing the question asks for, until enough have passed."""
+    `question` names is dropped, and so is a made-up placeholder name ("John Smith") that
+    `passage` does not mention (`invented_name`). `kind` (`kind_reading`) drops, in that order,
+    candidates that are not the kind of thing the question asks for, until enough have
+    passed."""
     cfg = config or FilterConfig()
     alias_norms = {normalize_answer(a) for a in aliases}
     out = FilterOutcome()
@@ -201,6 +206,8 @@ def filter_distractors(
             reason = "another name the passage gives the key (also right)"
         elif question and named_in(text, question):
             reason = NAMED_IN_QUESTION
+        elif passage and invented_name(text, passage):
+            reason = INVENTED_NAME
         elif len(text.split()) > max(cfg.max_words, 3 * len(key.split())):
             reason = "much longer than the key"
         elif not same_kind(key_kind, text):

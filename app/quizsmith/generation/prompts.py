@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from quizsmith.generation.distractor_kinds import indefinite_article
 from quizsmith.prompt_fence import FENCE_NOTE, fence
 
 PROMPT_VERSION: Final = "gen-2026.11-2"
@@ -148,7 +149,15 @@ def distractors_fewshot(question: str, answer: str) -> str:
     return "\n".join(lines)
 
 
-def distractors_chat(question: str, answer: str, fact: str) -> list[dict[str, str]]:
+def distractors_chat(
+    question: str, answer: str, fact: str, kind: str | None = None
+) -> list[dict[str, str]]:
+    # The kind the question names ("Which playwright ..."), said outright: the same kind "as
+    # the correct answer" alone let the play's characters in (docs/generation.md).
+    asks = ""
+    if kind:
+        article = indefinite_article(kind)
+        asks = f"The question asks for {article} {kind}: every wrong answer must be one. "
     return [
         {
             "role": "system",
@@ -157,7 +166,7 @@ def distractors_chat(question: str, answer: str, fact: str) -> list[dict[str, st
         {
             "role": "user",
             "content": f"Source:\n{fence(fact)}\nQuestion: {question}\nCorrect answer: "
-            f"{answer}\n\nWrite five wrong answers that a student who did not learn the fact "
+            f"{answer}\n\n{asks}Write five wrong answers that a student who did not learn the fact "
             "might choose: the same kind of thing as the correct answer (a year for a year, a "
             "person for a person), similar length, clearly false according to the source. "
             # The 1.5B model offered "John Doe", "Jane Smith" for any person it did not know.

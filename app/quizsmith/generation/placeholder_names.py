@@ -1,0 +1,117 @@
+"""Names a model makes up when it knows no real one: "John Smith", "Jane Doe", "Peter Brown".
+
+Asked for wrong answers to "Who was captured in Nyeri?", the 1.5B model wrote five such names
+on every seed tried, though its prompt forbids placeholders (docs/generation.md), and they
+pass every other filter: they are people, and the QA model finds "John Smith" as plausible a
+captive as the key. A student rules them out at a glance. Real people of the topic (the
+passage's own names, which join the candidates) are the wrong answers to offer instead.
+
+Written by hand, not taken from a name database: what is wanted is the short list of names a
+model reaches for as a placeholder, the commonest English given names and surnames, not every
+name. The cost of the rule is a real person with such a name ("James Brown") offered where the
+passage does not mention him; it is dropped like an invented one.
+"""
+
+from __future__ import annotations
+
+from quizsmith.metrics.squad import normalize_answer
+
+_GIVEN = frozenset(
+    [
+        "john",
+        "jane",
+        "james",
+        "mary",
+        "robert",
+        "michael",
+        "william",
+        "david",
+        "richard",
+        "joseph",
+        "thomas",
+        "charles",
+        "peter",
+        "paul",
+        "mark",
+        "tom",
+        "mike",
+        "bob",
+        "jim",
+        "jack",
+        "sarah",
+        "emily",
+        "emma",
+        "anna",
+        "alice",
+        "laura",
+        "lisa",
+        "linda",
+        "susan",
+        "karen",
+        "jennifer",
+        "jessica",
+        "maria",
+        "diana",
+        "kevin",
+        "brian",
+        "steven",
+        "daniel",
+        "matthew",
+        "chris",
+        "kate",
+        "sam",
+        "alex",
+        "adam",
+        "olivia",
+        "sophia",
+        "rachel",
+        "amy",
+        "anne",
+        "jake",
+        "ben",
+        "lucy",
+        "sophie",
+    ]
+)
+_SURNAMES = frozenset(
+    [
+        "doe",
+        "roe",
+        "smith",
+        "johnson",
+        "williams",
+        "brown",
+        "jones",
+        "miller",
+        "davis",
+        "wilson",
+        "taylor",
+        "anderson",
+        "white",
+        "harris",
+        "clark",
+        "lewis",
+        "walker",
+        "hall",
+        "allen",
+        "parker",
+        "green",
+        "baker",
+        "evans",
+        "turner",
+        "moore",
+        "thompson",
+        "garcia",
+        "martinez",
+        "rodriguez",
+    ]
+)
+
+
+def invented_name(candidate: str, passage: str) -> bool:
+    """True for a two-word name of a common given name and a common surname that the passage
+    never mentions: the model's placeholder, not a person of the topic."""
+    words = normalize_answer(candidate).split()
+    if len(words) != 2 or words[0] not in _GIVEN or words[1] not in _SURNAMES:
+        return False
+    return f" {' '.join(words)} " not in f" {normalize_answer(passage)} "
