@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -226,7 +227,8 @@ def test_a_key_without_tokens_prefers_no_distractor() -> None:
         ("What is the name of a Presbyterian school in Wellington?", "school"),
         ("What kind of Roman building was the Pantheon?", "building"),
         # No kind named, or a number or a time (same_kind's business):
-        ("Who is Antigone's father?", None),
+        ("Who is Antigone's father?", "person"),
+        ("Whom did Creon sentence to death?", "person"),
         ("When did Operation Anvil open?", None),
         ("What percentage of the insurgents were killed?", None),
         ("In what year was it completed?", None),
@@ -256,7 +258,7 @@ def test_candidates_not_of_the_asked_kind_are_dropped_with_the_question_put() ->
     # Log-odds of Yes to "Is X a playwright?" as the 1.5B model read them.
     readings = {"Sophocles": 2.7, "Creon": -2.8, "Euripides": 2.3, "Oedipus": -1.5}
     # Homer and Plato: doubted, but within KIND_MARGIN of an even Yes/No.
-    readings |= {"Aeschylus": 3.0, "Homer": -0.5, "Plato": -0.9}
+    readings |= {"Aeschylus": 3.0, "Homer": -0.3, "Plato": -0.4}
     asked: list[str] = []
     out = dis.filter_distractors(
         "Sophocles",
@@ -306,6 +308,45 @@ def test_an_unknown_key_sets_the_bar_at_its_own_reading() -> None:
     )
     assert out.kept == ["Julian Calendar", "Kheshig"]
     assert [t for t, _ in out.dropped] == ["Right Alan Guard"]
+
+
+def test_the_most_telling_kind_of_a_targets_questions() -> None:
+    who, which = "Who wrote Antigone?", "Which playwright wrote Antigone?"
+    assert dis.kind_of_stems([who, which]) == "playwright"  # Creon is a person too
+    assert dis.kind_of_stems([who, "What was written?"]) == "person"
+    assert dis.kind_of_stems(["What was written?"]) is None
+
+
+def test_a_doubted_candidate_is_dropped_below_the_margin() -> None:
+    # "Is Polynices a playwright?" read -0.85 on the 1.5B model: a character of the play.
+    readings = {"Sophocles": 2.7, "Polynices": -0.85, "Euripides": 2.3, "Menander": -0.3}
+    out = dis.filter_distractors(
+        "Sophocles",
+        ["Polynices", "Euripides", "Menander"],
+        embed=None,
+        reader=None,
+        kind=_kind_check(readings, []),
+    )
+    assert out.kept == ["Euripides", "Menander"]
+    assert [t for t, _ in out.dropped] == ["Polynices"]
+
+
+@pytest.mark.parametrize("key", ["the 20th century", "the 13th century", "21st century"])
+def test_other_centuries_are_near_and_past(key: str) -> None:
+    for seed in range(10):
+        others = dis.numeric_variants(key, random.Random(seed))
+        assert len(others) == 4 and key not in others
+        numbers = [int(re.search(r"\d+", o).group()) for o in others]  # type: ignore[union-attr]
+        value = int(re.search(r"\d+", key).group())  # type: ignore[union-attr]
+        assert all(1 <= n <= dis.LAST_CENTURY and abs(n - value) <= 4 for n in numbers)
+        assert all(o.endswith("century") for o in others)
+        assert all(o.split()[-2] == dis.ordinal(n) for o, n in zip(others, numbers, strict=True))
+
+
+def test_ordinal_endings() -> None:
+    assert [dis.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd"
+    ]  # fmt: skip
 
 
 def test_kind_reading_asks_the_yes_no_question() -> None:

@@ -219,9 +219,9 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     # and checks are not repeated per stem (the "also true" check reads the first stem that
     # gave a full set).
     wanted = ctx.filter_config.wanted
-    # The kind of thing asked for, from whichever stem names it ("Who wrote Antigone?" names
-    # none, "Which playwright ...?" does): the stems share one key, so one kind.
-    asked = next((kind for _, t, _, _ in stems if (kind := dis.asked_kind(t))), None)
+    # The kind of thing asked for, the most telling any stem names ("Who wrote Antigone?": a
+    # person; "Which playwright ...?": a playwright): the stems share one key, so one kind.
+    asked = dis.kind_of_stems([t for _, t, _, _ in stems])
     for seed, text, _, _ in stems:
         yield BuildStep("choosing wrong answers and checking them", k / parts)
         outcome, note = _distractors(text, target, ctx, seed, asked)

@@ -37,6 +37,7 @@ from quizsmith.generation.distractor_kinds import KIND_MARGIN as KIND_MARGIN
 from quizsmith.generation.distractor_kinds import KIND_SPARES as KIND_SPARES
 from quizsmith.generation.distractor_kinds import KindCheck as KindCheck
 from quizsmith.generation.distractor_kinds import asked_kind as asked_kind
+from quizsmith.generation.distractor_kinds import kind_of_stems as kind_of_stems
 from quizsmith.generation.distractor_kinds import kind_reading as kind_reading
 from quizsmith.generation.distractor_kinds import of_the_asked_kind
 from quizsmith.generation.placeholder_names import invented_name
@@ -134,6 +135,11 @@ def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[st
     is_year = decimals == 0 and "," not in raw and len(raw) == 4 and 1000 <= value <= 2100
     # The day of a date ("24 April 1954") moves within a month: a factor gave "72 April 1954".
     is_day = decimals == 0 and 1 <= value <= 31 and kind_of(answer) == "date"
+    # A century moves by a few and stays past ("the 20th century": not "the 40th century",
+    # which a student rules out, seen on bench/generation.py's items).
+    century = _ORDINAL_CENTURY.match(answer, match.start())
+    if century:
+        return _other_centuries(answer, match.start(), century.end(1), int(value), rng, count)
     out: list[str] = []
     tries = 0
     while len(out) < count and tries < 50:
@@ -151,6 +157,27 @@ def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[st
         if text != raw and candidate not in out and (not is_year or 1000 <= new <= 2100):
             out.append(candidate)
     return out
+
+
+_ORDINAL_CENTURY = re.compile(r"\d{1,2}(st|nd|rd|th)\s+centur", re.IGNORECASE)
+#: The latest century a distractor may name (the 21st: the present one).
+LAST_CENTURY = 21
+
+
+def _other_centuries(
+    answer: str, start: int, end: int, value: int, rng: random.Random, count: int
+) -> list[str]:
+    """Other centuries for a key like "the 20th century", within four of it and none
+    later than the present one, with their own ordinal endings ("the 21st century")."""
+    near = [v for v in range(value - 4, value + 4) if v != value and 1 <= v <= LAST_CENTURY]
+    rng.shuffle(near)
+    return [answer[:start] + ordinal(v) + answer[end:] for v in near[:count]]
+
+
+def ordinal(number: int) -> str:
+    if number % 100 in (11, 12, 13):
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
 
 
 def _format_like(value: float, raw: str, decimals: int) -> str:

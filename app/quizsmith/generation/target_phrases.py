@@ -167,6 +167,13 @@ def _looks_like_noun(word: str) -> bool:
 #: After a word in -s, these make it a verb rather than a plural noun: an adverb in -ly, an
 #: article or possessive, a number ("the hall seats 300", "the river floods the plain").
 _AFTER_A_VERB: Final = _words("the a an its their his her this these those")
+#: Words of direction or degree after a word in -s that also make it a verb when it follows
+#: a noun ("the river flows across", "the river swings from side to side", "the water flows
+#: fastest"): keys and wrong answers of the textbook section's items (bench/generation.py).
+#: "in", "of", "on", "at", "with", "by" are left out: they follow plural nouns too often.
+_MOTION_AFTER_A_VERB: Final = _words(
+    "across from into through towards toward along past down away back around fastest slowest"
+)
 
 
 def _verb_in_s(word: str, words: Sequence[tuple[int, int, str]], next_index: int) -> bool:
@@ -178,7 +185,12 @@ def _verb_in_s(word: str, words: Sequence[tuple[int, int, str]], next_index: int
     if next_index >= len(words):
         return False
     following = words[next_index][2].casefold()
-    return following.endswith("ly") or following in _AFTER_A_VERB or following[:1].isdigit()
+    return (
+        following.endswith("ly")
+        or following in _AFTER_A_VERB
+        or following in _MOTION_AFTER_A_VERB
+        or following[:1].isdigit()
+    )
 
 
 def _noun_phrases(sentence: str, frequency: Counter[str]) -> list[tuple[int, int, float]]:
