@@ -20,6 +20,7 @@ ORDER = [
     "metrics",
     "option_scoring",
     "generation",
+    "kind_margin",
     "gui",
 ]
 
