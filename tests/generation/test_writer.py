@@ -31,6 +31,34 @@ def test_contains_answer_uses_squad_normalisation() -> None:
     assert not writer.contains_answer("In 19634?", "1963")
 
 
+@pytest.mark.parametrize(
+    ("stem", "answer"),
+    [
+        # Generation bench items (standard and light profile): the key named in the question.
+        ("Why does a river flood?", "river floods"),
+        ("What is the name of the person who is Antigone's mother?", "Antigone"),
+        ("Which Mau Mau leader was captured in Nyeri?", "Mau Mau"),
+    ],
+)
+def test_a_question_naming_its_key_inflected_gives_it_away(stem: str, answer: str) -> None:
+    assert writer.names_its_answer(stem, answer)
+    assert "gives away" in writer.stem_problem(stem, answer, "A fact about something else.")
+
+
+@pytest.mark.parametrize(
+    ("stem", "answer"),
+    [
+        # One of the key's words in the question is the kind asked for, not the answer.
+        ("Which river has a wide, funnel-shaped mouth called an estuary?", "River Thames"),
+        ("What type of schools are run by Academic Colleges Group?", "private schools"),
+        ("In which century did quantum mechanics explain three forces?", "the 20th century"),
+        ("Who designed the mural?", "the"),  # no content word: nothing to give away
+    ],
+)
+def test_a_key_word_shared_with_the_question_is_not_a_giveaway(stem: str, answer: str) -> None:
+    assert not writer.names_its_answer(stem, answer)
+
+
 def test_clean_option_strips_labels_and_quotes() -> None:
     assert writer.clean_option(' "B) Pablo Picasso." ') == "Pablo Picasso"
     assert writer.clean_line("Question: What is it?") == "What is it?"

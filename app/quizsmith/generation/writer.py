@@ -12,6 +12,8 @@ from typing import Any
 
 from quizsmith.errors import OutputParseError, ProviderError
 from quizsmith.generation import prompts
+from quizsmith.generation.target_words import STOPWORDS
+from quizsmith.metrics.overlap import porter_stemmer
 from quizsmith.metrics.profiles import choose_profile
 from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import Provider
@@ -87,7 +89,7 @@ def stem_problem(stem: str, answer: str, fact: str, *, may_quote_fact: bool = Fa
         return "the question is too long"
     if not stem.endswith("?"):
         return "it is not a question (no question mark)"
-    if contains_answer(stem, answer):
+    if contains_answer(stem, answer) or names_its_answer(stem, answer):
         return "the question gives away the answer"
     mismatch = asks_for_other_kind(stem, answer)
     if mismatch:
@@ -259,6 +261,18 @@ def contains_answer(text: str, answer: str) -> bool:
     if not needle:
         return False
     return f" {needle} " in f" {normalize_answer(text)} "
+
+
+def names_its_answer(stem: str, answer: str) -> bool:
+    """True when every content word of the answer is in the question, inflection aside:
+    "Why does a river flood?" for the key "river floods" asks for what it says (a bench item;
+    `contains_answer` wants the words as written). Porter stems, so "flood" meets "floods"."""
+    stem_of = porter_stemmer().stem
+    wanted = [w for w in normalize_answer(answer).split() if w not in STOPWORDS]
+    if not wanted:
+        return False
+    asked = {stem_of(w) for w in normalize_answer(stem).split()}
+    return all(stem_of(w) in asked for w in wanted)
 
 
 def propose_distractors(

@@ -97,7 +97,7 @@ def meteor_tokens(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _stemmer() -> Any:
+def porter_stemmer() -> Any:
     # PorterStemmer is pure code: no nltk data download is needed.
     from nltk.stem.porter import PorterStemmer
 
@@ -141,7 +141,7 @@ def meteor_single(candidate: str, reference: str) -> float:
     hyp = list(enumerate(hyp_words))
     ref = list(enumerate(ref_words))
     matches = _match(hyp, ref)
-    stem = _stemmer().stem
+    stem = porter_stemmer().stem
     hyp_stems = [(i, stem(w)) for i, w in hyp]
     ref_stems = [(j, stem(w)) for j, w in ref]
     matches += _match(hyp_stems, ref_stems)
