@@ -117,9 +117,21 @@ def run_quiz(name: str, text: str, n: int, settings: Any) -> dict[str, Any]:
     }
 
 
+def overall_of(item: Any) -> float | None:
+    result = item.scores.get("overall")
+    return float(result.value) if result and result.value is not None else None
+
+
 def shown(item: Any) -> dict[str, Any]:
     overall = item.scores.get("overall")
     return {
+        # Which of a target's question attempts was kept (0: the greedy one), and the
+        # estimates of the ones ranked below it: how much the later attempts add.
+        "attempt": attempt_of(item),
+        "alternatives": [
+            {"attempt": attempt_of(alt), "overall": overall_of(alt)}
+            for alt in getattr(item, "alternatives", None) or []
+        ],
         "stem": item.stem,
         "key": item.key,
         "distractors": list(item.distractors),
@@ -127,6 +139,13 @@ def shown(item: Any) -> dict[str, Any]:
         "flags": [f.code for f in item.flags],
         "stem_method": item.provenance.get("stem_method", ""),
     }
+
+
+def attempt_of(item: Any) -> int | None:
+    """The question attempt an item came from: its seed is the request's (0 here) plus 100
+    per target plus the attempt (generation/pipeline.py, builder.py)."""
+    seed = item.provenance.get("seed")
+    return int(seed) % 100 if isinstance(seed, int) else None
 
 
 def duplicates(stems: list[str]) -> tuple[int, int]:
