@@ -4,8 +4,7 @@ The same five passages for both profiles: one SQuAD paragraph (about 120 words),
 textbook section written for this benchmark (bench/passages/textbook_rivers.txt, original
 text), and three ~300-word passages of joined QGEval/SQuAD paragraphs
 (../shared/data/qgeval). On each, a 5-item multiple-choice quiz as the app makes it
-(overgenerate-and-rank: the profile's default number of candidates per target, 2 on the
-standard profile and 3 on the light one, ranked by the overall estimate, which is
+(overgenerate-and-rank: 3 candidates per target ranked by the overall estimate, which is
 the live set). Each profile runs in a child process of its own, so that its peak memory
 (the child's maximum resident set) is its own, and starts cold: the seconds to the first item
 of the first quiz include loading the models; the other quizzes are warm.
@@ -79,17 +78,11 @@ def passages() -> list[tuple[str, str]]:
 def run_quiz(name: str, text: str, n: int, settings: Any) -> dict[str, Any]:
     from quizsmith.domain import Passage
     from quizsmith.generation import GeneratedStep, GenerationRequest, generate_items
-    from quizsmith.generation.api import default_candidates
     from quizsmith.jobs import CancelToken
     from quizsmith.metrics.flag_policy import is_hint
     from quizsmith.providers.llamacpp import forget_kept_state
 
-    request = GenerationRequest(
-        n=n,
-        types=("mcq",),
-        rank=True,
-        candidates_per_target=default_candidates(settings.profile),
-    )
+    request = GenerationRequest(n=n, types=("mcq",), rank=True, candidates_per_target=3)
     forget_kept_state()
     started = time.perf_counter()
     items, at = [], []
@@ -296,8 +289,8 @@ def main() -> None:
         f"--threads {args.threads}` at revision {git_revision()}, {info['date']}; {info['cpu']}, "
         f"{info['logical_cpus']} logical CPUs. Five passages ({', '.join(map(str, words))} "
         f"words: a SQuAD paragraph, a textbook section, three joined QGEval paragraphs), one "
-        f"{args.n}-item multiple-choice quiz each, ranked (the profile's default candidates "
-        "per target: 2 standard, 3 light), each profile in a process of its own, started cold.",
+        f"{args.n}-item multiple-choice quiz each, ranked (3 candidates per target), each "
+        "profile in a process of its own, started cold.",
         "",
         "| profile (generator) | first item, cold (s) | first item, warm (median s) | "
         f"{args.n} items, warm (median s) | items made | mean overall | items with a warning "

@@ -167,7 +167,6 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     from quizsmith import settings as settings_mod
     from quizsmith.errors import QuizsmithError
     from quizsmith.generation import GenerationRequest
-    from quizsmith.generation.api import default_candidates
     from quizsmith.generation.keeper import ItemKeeper
     from quizsmith.generation.passages import load_passage
     from quizsmith.jobs import CancelToken
@@ -176,13 +175,12 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     if not args.bank and not args.out:
         raise QuizsmithError("Say where the items go.", "Give --out items.jsonl or --bank DB.")
     _guard_paths([("--out", args.out)], [("the passage", args.passage), *_bank_inputs(args.bank)])
-    settings = settings_mod.load()
     try:
         request = GenerationRequest(
             n=args.n,
             types=tuple(t.strip() for t in args.types.split(",") if t.strip()),
             difficulty=args.difficulty,
-            candidates_per_target=args.candidates or default_candidates(settings.profile),
+            candidates_per_target=args.candidates,
             rank=not args.no_rank,
             pinned_answers=tuple(args.answer or ()),
             pinned_facts=tuple(args.fact or ()),
@@ -224,7 +222,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     job = generate_into_bank(
         passage,
         request,
-        settings,
+        settings_mod.load(),
         cancel,
         keeper,
         expected_complexity=bank.expected_complexity if bank else None,
@@ -656,10 +654,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bank", help="add the passage and the items to this bank")
     p.add_argument("--out", help="write the items to this JSONL file")
     p.add_argument(
-        "--candidates",
-        type=int,
-        default=None,
-        help="candidates per fact, best kept (default: 2 on the standard profile, 3 on the light)",
+        "--candidates", type=int, default=3, help="candidates per fact, best kept (default 3)"
     )
     p.add_argument(
         "--no-rank", action="store_true", help="keep the first valid candidate, no scoring"

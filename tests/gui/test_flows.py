@@ -292,17 +292,3 @@ def test_connection_test_succeeds_against_a_real_server(qtbot: Any) -> None:
             pass
         qtbot.waitUntil(lambda: dialog.test_result.text() != "Testing…", timeout=60_000)
         assert dialog.test_result.text().startswith("Connected"), dialog.test_result.text()
-
-
-def test_candidates_follow_the_profile_unless_the_teacher_chose(window: Any) -> None:
-    """The standard profile writes 2 candidates per fact by default (each costs seconds of
-    the 1.5B model), the light one 3; a number the teacher set stays across a switch."""
-    panel = window.passage_panel
-    assert panel.candidates_box.value() == 3  # the fixture's settings: the light profile
-    window._settings_saved(Settings(n_threads=1, profile="standard"), ["overall"])
-    assert panel.candidates_box.value() == 2
-    window._settings_saved(Settings(n_threads=1, profile="light"), ["overall"])
-    assert panel.candidates_box.value() == 3
-    panel.candidates_box.setValue(5)
-    window._settings_saved(Settings(n_threads=1, profile="standard"), ["overall"])
-    assert panel.candidates_box.value() == 5

@@ -15,7 +15,6 @@ class GenerationRequest:
     types: tuple[str, ...] = ("mcq",)
     difficulty: str | None = None
     #: Overgenerate: candidate items per target; the best by the live metrics is kept.
-    #: Callers that follow the profile pass `default_candidates(settings.profile)`.
     candidates_per_target: int = 3
     #: Rank candidates with the live metrics (NACo k=1 + KDA); off: keep the first valid one.
     rank: bool = True
@@ -67,16 +66,3 @@ class GenerationResult:
     seconds: float = 0.0
     #: True when the job was cancelled; `items` holds what was finished before.
     cancelled: bool = False
-
-
-#: Candidates per target by model profile. Standard: 2, measured on the generation bench
-#: (docs/generation.md, "How many candidates"): the third question attempt was kept for 6 of
-#: 23 items and beat the best of the first two by at most 0.09 of the estimate (a median
-#: 0.04, within its noise), while each attempt costs a question call and a ranking (about
-#: 4.5 s of the 1.5B model on 2 cores). Light: 3, its tiny models are fast and their
-#: attempts differ more.
-DEFAULT_CANDIDATES = {"standard": 2, "light": 3}
-
-
-def default_candidates(profile: str | None) -> int:
-    return DEFAULT_CANDIDATES.get(profile or "", 3)

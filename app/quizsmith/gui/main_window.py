@@ -117,7 +117,6 @@ class MainWindow(QMainWindow):
 
         # Middle: the passage with its items, the review queue, the bank.
         self.passage_panel = PassagePanel()
-        self.passage_panel.follow_profile(settings.profile)
         self.passage_panel.generate_button.setToolTip(GENERATE_TIP)
         self.passage_items = ItemTableModel(settings, self)
         self.passage_proxy = SortableItems(self.passage_items, self)
@@ -739,7 +738,6 @@ class MainWindow(QMainWindow):
 
     def _settings_saved(self, settings: Settings, live: list[str]) -> None:
         self.settings = settings
-        self.passage_panel.follow_profile(settings.profile)
         for widget in (self.editor,):
             widget.settings = settings
         self.editor.live_metrics = live

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
 )
 
 from quizsmith.domain import DIFFICULTIES, ITEM_TYPES, Passage
-from quizsmith.generation.api import default_candidates
 
 PASSAGE_SUFFIXES = (".txt", ".md", ".docx", ".pdf")
 TYPE_LABELS = {
@@ -97,8 +96,7 @@ class PassagePanel(QWidget):
             self.difficulty_box.addItem(d, d)
         self.candidates_box = QSpinBox()
         self.candidates_box.setRange(1, 10)
-        self._candidates_default = default_candidates(None)
-        self.candidates_box.setValue(self._candidates_default)
+        self.candidates_box.setValue(3)
         self.candidates_box.setPrefix("Candidates: ")
         self.candidates_box.setToolTip(
             "Overgenerate: candidates written per fact; the best is kept, the others become "
@@ -143,14 +141,6 @@ class PassagePanel(QWidget):
 
     def _types_changed(self) -> None:
         self.generate_button.setEnabled(bool(self.types()))
-
-    def follow_profile(self, profile: str | None) -> None:
-        """Show the model profile's number of candidates (fewer on the standard profile,
-        where each costs seconds), unless the teacher has set another number."""
-        wanted = default_candidates(profile)
-        if self.candidates_box.value() == self._candidates_default:
-            self.candidates_box.setValue(wanted)
-        self._candidates_default = wanted
 
     def set_passage(self, passage: Passage | None) -> None:
         self.passage = passage
