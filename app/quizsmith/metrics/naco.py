@@ -251,6 +251,10 @@ class NacoMetric(Metric):
         # editor fast (a single run is what the paper did on SQuAD, for cost).
         "k_local": 1,
         "k_api": 3,
+        # Deviation: providers are given the temperature only, so a local GGUF model samples
+        # with llama-cpp-python's other defaults (top-k 40, top-p 0.95, min-p 0.05), not the
+        # paper's top_p 1; an API server uses its own (top_p 1 for OpenAI's). The recorded
+        # config keeps "top_p": 1.0, the paper's setting, so cached scores stay valid.
         # Paper A.5: temperature 0.7, top_p 1. Seeded (ctx.seed + sample), so a score is
         # reproducible. The fewshot profile decodes greedily (a deviation): its answers were
         # measured greedy, and a 270M model's extractive span has nothing to gain from noise.
