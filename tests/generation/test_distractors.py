@@ -310,6 +310,24 @@ def test_an_unknown_key_sets_the_bar_at_its_own_reading() -> None:
     assert [t for t, _ in out.dropped] == ["Right Alan Guard"]
 
 
+def test_a_doubted_key_does_not_lower_the_bar_below_the_floor() -> None:
+    # "Is Mau Mau a group?" read -1.55: margin alone puts the bar at -2.05, which let "The
+    # Demon" through on the generation bench. The floor (KIND_FLOOR) holds it at -1.0.
+    readings = {"Mau Mau": -1.55, "The Demon": -1.3, "Kikuyu Central Association": -0.8}
+    readings |= {"Home Guard": 0.9}
+    out = dis.filter_distractors(
+        "Mau Mau",
+        ["The Demon", "Kikuyu Central Association", "Home Guard"],
+        embed=None,
+        reader=None,
+        kind=dis.KindCheck("group", lambda candidate: readings[candidate]),
+    )
+    # Without the floor The Demon would pass: it reads above the margin's bar, below the floor.
+    assert min(0.0, readings["Mau Mau"]) - dis.KIND_MARGIN < readings["The Demon"] < dis.KIND_FLOOR
+    assert out.kept == ["Kikuyu Central Association", "Home Guard"]
+    assert [t for t, _ in out.dropped] == ["The Demon"]
+
+
 def test_the_most_telling_kind_of_a_targets_questions() -> None:
     who, which = "Who wrote Antigone?", "Which playwright wrote Antigone?"
     assert dis.kind_of_stems([who, which]) == "playwright"  # Creon is a person too

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 # The kind check (its own module); its names stay reachable here, where callers look for them.
+from quizsmith.generation.distractor_kinds import KIND_FLOOR as KIND_FLOOR
 from quizsmith.generation.distractor_kinds import KIND_MARGIN as KIND_MARGIN
 from quizsmith.generation.distractor_kinds import KIND_SPARES as KIND_SPARES
 from quizsmith.generation.distractor_kinds import KindCheck as KindCheck
