@@ -21,6 +21,12 @@ batch wrote). Deviations, each because a batch cannot do otherwise:
 - the metric's one retry after an unreadable answer (the JSON-constrained A.2 prompt) is
   sampled without the grammar; its text still goes through the metric's JSON reader.
 Per-item results (id, NACo, n/a/c, the model's text) go to --out.
+
+    .venv/bin/python bench/naco_standard_gpu.py --rescore   # here, no model needed
+
+re-reads the stored texts with the metric as it is now (a parser fix, say) and rewrites
+bench/results/naco-standard-gpu.jsonl; a question whose first text was unreadable (its retry's
+text was not stored) keeps its values.
 """
 
 from __future__ import annotations
@@ -58,13 +64,15 @@ class ReplayProvider(Provider):
     can_chat = True
     is_local = True
 
-    def __init__(self, model_path: Path, answers: dict[tuple[str, int, float], str]) -> None:
+    model = "qwen2.5-coder-1.5b-instruct"
+
+    def __init__(self, model_path: Path | None, answers: dict[tuple[str, int, float], str]) -> None:
         self.model_path = model_path
         self.answers = answers
 
     @property
     def info(self) -> ModelInfo:
-        return ModelInfo("llamacpp", "qwen2.5-coder-1.5b-instruct", {"backend": "transformers"})
+        return ModelInfo("llamacpp", self.model, {"backend": "transformers"})
 
     def chat(self, messages: Any, **kwargs: Any) -> ChatResult:
         prompt = messages[-1]["content"]
@@ -135,7 +143,45 @@ class Sampler:
         return out
 
 
+RESULTS = Path(__file__).resolve().parent / "results" / "naco-standard-gpu.jsonl"
+
+
+def rescore() -> None:
+    from quizsmith.metrics import naco_prompts
+    from quizsmith.metrics.base import MetricContext
+    from quizsmith.metrics.naco import NacoMetric, split_passages
+    from quizsmith.settings import Settings
+
+    rows = [json.loads(line) for line in RESULTS.read_text(encoding="utf-8").splitlines()]
+    by_id = {r.record_id: r for r in ordered_records()}
+    naco = NacoMetric()
+    opts = naco.defaults
+    settings = Settings(profile="standard")
+    # No model file here to tell its size: the chat profile, as the lent machine's run had.
+    settings.metrics["profiles"] = {ReplayProvider.model: "chat"}
+    changed = 0
+    for row in rows:
+        record = by_id[row["id"]]
+        prompt = naco_prompts.a2_prompt(split_passages(record.item), record.item.stem)
+        key = (prompt, int(opts["max_tokens"]), float(opts["temperature"]))
+        replay = ReplayProvider(None, {key: row["text"]})
+        ctx = MetricContext(settings=settings, seed=0, overrides={str(settings.role("qa")): replay})
+        try:
+            result = naco.compute(record.item, ctx)
+        except MissingAnswerError:
+            continue  # the retry's text was not kept
+        values = result.values or {}
+        new = {"naco": result.value, **{p: values.get(p) for p in ("n", "a", "c")}}
+        changed += any(new[k] != row[k] for k in new)
+        row.update(new)
+    RESULTS.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    print(f"{changed} of {len(rows)} questions changed", file=sys.stderr)
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--rescore"]:
+        rescore()
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True, help="the standard model's GGUF")
     parser.add_argument("--out", type=Path, required=True, help="per-item results (JSON lines)")

@@ -65,6 +65,15 @@ def test_parses_the_a2_format() -> None:
         ("Answer: <ans> Paris <ans>", "Paris", 0),  # no reasoning: 0 steps, still an answer
         ("Step 1: x\nStep 1: x again\nStep 2: y\n<ans>Paris<ans>", "Paris", 2),  # repeats
         ("3. Answer: <ans> <ans>", "", 0),  # empty span: the model found no answer
+        # Steps numbered as the prompt's parts, as the 1.5B model writes them on QGEval
+        # (bench/results/naco-standard-gpu.jsonl): they were all missed before.
+        (
+            "1a: Yes.\n1b: Clear.\n2. Step 1: Analyze the question\nIt asks for a date.\n"
+            "3. Step 2: Identify the answer\nThe passage gives it.\n"
+            "4. Answer: <ans>July 2015</ans>",
+            "July 2015",
+            2,
+        ),
     ],
 )
 def test_parses_variants(text: str, answer: str, n_steps: int) -> None:
