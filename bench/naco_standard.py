@@ -43,7 +43,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import git_revision, machine, per_item_results, write_results
-from judgement import FLAWED, SHARED, VALID, ci_row, interleaved_qgeval, shard_arg, with_ci
+from judgement import (
+    FLAWED,
+    SHARED,
+    VALID,
+    ci_row,
+    group_table,
+    interleaved_qgeval,
+    shard_arg,
+    with_ci,
+)
 from quizsmith.evaluation import adapters
 from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
 
@@ -67,7 +76,14 @@ def variant_records(groups: int) -> list[Any]:
     """The first `groups` NACo-variant groups (SQuAD passages: 3 valid questions and 4 flawed
     ones each), in the data's order, as bench/judgement.py reads them."""
     rows = adapters.load_records(SHARED / "naco" / "squad_candidates.jsonl", "naco-variants")
-    return rows[: groups * 7]
+    first = list(dict.fromkeys(r.group for r in rows))[:groups]
+    return [r for r in rows if r.group in set(first)]
+
+
+def naco_values(result: Any) -> dict[str, Any]:
+    """A NACo result as a per-item results row has it: the score and its parts."""
+    values = result.values or {}
+    return {"naco": result.value, **{p: values.get(p) for p in ("n", "a", "c")}}
 
 
 def known_results(path: Path = RESULTS) -> dict[str, dict[str, Any]]:
@@ -95,11 +111,9 @@ def fill(args: argparse.Namespace) -> None:
                 break
             started = time.perf_counter()
             result = naco.score(record.item, ctx)
-            values = result.values or {}
             row = {
                 "id": record.record_id,
-                "naco": result.value,
-                **{p: values.get(p) for p in ("n", "a", "c")},
+                **naco_values(result),
                 "profile": (result.model_config or {}).get("profile"),
                 "seconds": round(time.perf_counter() - started, 2),
             }
@@ -225,23 +239,25 @@ def variant_report(args: argparse.Namespace) -> None:
     above each flawed one? A tie counts as not above (as bench/judgement.py counts it); ties
     are shown beside, since NACo takes few distinct values."""
     known = known_results(VARIANT_RESULTS)
+    done = [
+        r
+        for r in variant_records(args.variants)
+        if r.record_id in known and known[r.record_id]["naco"] is not None
+    ]
+    values = np.array([float(known[r.record_id]["naco"]) for r in done])
+    # Pairs a valid question wins and the means by role, as the judgement study counts them.
+    table = group_table(done, values)
     scored: dict[str, dict[str, float]] = {}
-    for r in variant_records(args.variants):
-        row = known.get(r.record_id)
-        if row is not None and row["naco"] is not None:
-            scored.setdefault(r.group, {})[r.role] = float(row["naco"])
+    for r, value in zip(done, values, strict=True):
+        scored.setdefault(r.group, {})[r.role] = float(value)
     data: dict[str, Any] = {
         "machine": machine(),
         "revision": git_revision(),
-        "groups": len(scored),
-        "questions": sum(len(g) for g in scored.values()),
+        "groups": table["groups"],
+        "questions": len(done),
         "not_scored": sum(1 for row in known.values() if row["naco"] is None),
         "by_flawed": {},
-        "mean_by_role": {
-            role: round(float(np.mean([g[role] for g in scored.values() if role in g])), 3)
-            for role in VALID + FLAWED
-            if any(role in g for g in scored.values())
-        },
+        "mean_by_role": table["mean_by_role"],
     }
     for flawed in FLAWED:
         pairs = [(g[v], g[flawed]) for g in scored.values() if flawed in g for v in VALID if v in g]
@@ -250,7 +266,7 @@ def variant_report(args: argparse.Namespace) -> None:
         ]
         data["by_flawed"][flawed] = {
             "pairs": len(pairs),
-            "valid_above": round(float(np.mean([a > b for a, b in pairs])), 3),
+            "valid_above": table["valid_above"][flawed],
             "ties": round(float(np.mean([a == b for a, b in pairs])), 3),
             "groups_all_above": round(float(np.mean(whole)), 3),
         }

@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from naco_standard import records
+from naco_standard import naco_values, records
 from quizsmith.providers.base import ChatResult, ModelInfo, Provider
 
 # llama-cpp-python's create_completion defaults, which the project's provider leaves as
@@ -146,10 +146,19 @@ class Sampler:
 RESULTS = Path(__file__).resolve().parent / "results" / "naco-standard-gpu.jsonl"
 
 
-def rescore() -> None:
+def a2_key(record: Any, opts: dict[str, Any]) -> tuple[str, int, float]:
+    """What the metric's first call asks for this record: its A.2 prompt, token cap and
+    temperature (the replay provider's key)."""
     from quizsmith.metrics import naco_prompts
+    from quizsmith.metrics.naco import split_passages
+
+    prompt = naco_prompts.a2_prompt(split_passages(record.item), record.item.stem)
+    return (prompt, int(opts["max_tokens"]), float(opts["temperature"]))
+
+
+def rescore() -> None:
     from quizsmith.metrics.base import MetricContext
-    from quizsmith.metrics.naco import NacoMetric, split_passages
+    from quizsmith.metrics.naco import NacoMetric
     from quizsmith.settings import Settings
 
     rows = [json.loads(line) for line in RESULTS.read_text(encoding="utf-8").splitlines()]
@@ -162,16 +171,13 @@ def rescore() -> None:
     changed = 0
     for row in rows:
         record = by_id[row["id"]]
-        prompt = naco_prompts.a2_prompt(split_passages(record.item), record.item.stem)
-        key = (prompt, int(opts["max_tokens"]), float(opts["temperature"]))
-        replay = ReplayProvider(None, {key: row["text"]})
+        replay = ReplayProvider(None, {a2_key(record, opts): row["text"]})
         ctx = MetricContext(settings=settings, seed=0, overrides={str(settings.role("qa")): replay})
         try:
             result = naco.compute(record.item, ctx)
         except MissingAnswerError:
             continue  # the retry's text was not kept
-        values = result.values or {}
-        new = {"naco": result.value, **{p: values.get(p) for p in ("n", "a", "c")}}
+        new = naco_values(result)
         changed += any(new[k] != row[k] for k in new)
         row.update(new)
     RESULTS.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -192,9 +198,8 @@ def main() -> None:
     args = parser.parse_args()
     # NacoMetric itself, not the registry's: the registry reads installed entry points, and
     # the lent machine runs the source tree without installing it.
-    from quizsmith.metrics import naco_prompts
     from quizsmith.metrics.base import MetricContext
-    from quizsmith.metrics.naco import NacoMetric, split_passages
+    from quizsmith.metrics.naco import NacoMetric
     from quizsmith.settings import Settings
 
     started = time.monotonic()
@@ -207,10 +212,7 @@ def main() -> None:
     answers: dict[tuple[str, int, float], str] = {}
     replay = ReplayProvider(args.model, answers)
     ctx = MetricContext(settings=settings, seed=0, overrides={str(settings.role("qa")): replay})
-    todo = []
-    for record in rows:
-        prompt = naco_prompts.a2_prompt(split_passages(record.item), record.item.stem)
-        todo.append((prompt, int(opts["max_tokens"]), float(opts["temperature"])))
+    todo = [a2_key(record, opts) for record in rows]
     deadline = started + args.minutes * 60
     done = 0
     with args.out.open("w", encoding="utf-8") as out:
@@ -232,12 +234,13 @@ def main() -> None:
                 answers.update(sampler.sample(missing, seed=10_000 + begin))
             seconds = (time.monotonic() - batch_started) / len(part)
             for record, key in zip(part, todo[begin : begin + len(part)], strict=True):
-                result = naco.compute(record.item, ctx)
-                values = result.values or {}
+                try:
+                    scored = naco_values(naco.compute(record.item, ctx))
+                except MissingAnswerError:  # a retry still unsampled after two rounds
+                    scored = {"naco": None, "n": None, "a": None, "c": None}
                 row = {
                     "id": record.record_id,
-                    "naco": result.value,
-                    **{p: values.get(p) for p in ("n", "a", "c")},
+                    **scored,
                     "backend": "transformers-gpu",
                     "seconds": round(seconds, 3),
                     "text": answers[key],
