@@ -12,11 +12,13 @@ questions:
 
 - `reader_f1`: the model answers the question from the passage in a chat ("the shortest
   phrase from the passage"), token F1 of its answer with the key (NACo's answerability);
-- `reader_key_lp`: the key's mean token log-probability as the answer after
-  "Text: passage / Question: q / Answer:" (a KDA-style likelihood);
+- `reader_key_lp`: the key's mean token log-probability as the reply in that chat (reader
+  version 2; version 1 read it after "Text: passage / Question: q / Answer:");
 - `reader_key_gain`: that minus the key's mean log-probability after a question that asks
   nothing (does *this question* point at the key?).
 
+`--relikelihood` re-reads the two likelihoods of results an earlier reader version wrote,
+keeping their answers (sharded by passage; `--report` refuses a file that still holds any).
 `--variants` fills the NACo-variant groups bench/judgement.py uses (`--variant-groups`);
 `--report --ship` also fits the standard profile's overall model on light + reader signals
 and writes resources/overall_model_standard.joblib; `--light-references` gives the shipped
@@ -47,7 +49,13 @@ from judgement import SHARED, ci_row, group_table, interleaved_qgeval, pearson, 
 from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
 from quizsmith.providers import catalog
 from quizsmith.providers.llamacpp import LlamaCppProvider
-from quizsmith.quality.reader import READER_SIGNALS, reader_signals
+from quizsmith.quality.reader import (
+    NEUTRAL_QUESTION,
+    READER_SIGNALS,
+    READER_VERSION,
+    key_mean_logprob,
+    reader_signals,
+)
 
 MODEL = "qwen2.5-coder-1.5b-instruct"
 RESULTS = Path(__file__).resolve().parent / "results" / "standard-reader.jsonl"
@@ -101,7 +109,49 @@ def variant_rows(groups: int) -> list[dict[str, Any]]:
 def read_one(model: LlamaCppProvider, row: dict[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     signals = reader_signals(model, row["passage"], row["question"], row["answer"])
-    return {"key": row["key"], **signals, "seconds": time.perf_counter() - started}
+    return {
+        "key": row["key"],
+        **signals,
+        "reader_version": READER_VERSION,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def stale(row: dict[str, Any]) -> bool:
+    """A result whose key likelihoods an earlier reader computed (quality/reader.py's
+    READER_VERSION; 1: after "Text: passage / Question / Answer:" as plain text)."""
+    return int(row.get("reader_version", 1)) < READER_VERSION
+
+
+def relikelihood(args: argparse.Namespace) -> None:
+    """Re-read the two key likelihoods of stale results with the current reader, keeping
+    the reader's answer (the same greedy chat, unchanged): a new line per item, which
+    supersedes the old one. Sharded by passage, so each shard reads a passage once."""
+    k, n = args.shard
+    rows = records(args.passages) + variant_rows(args.variant_groups)
+    known = known_results()
+    passages = list(dict.fromkeys(r["passage"] for r in rows))
+    mine = set(passages[k::n])
+    path = catalog.locate(catalog.find(MODEL, catalog.load_catalog()))
+    model = LlamaCppProvider(path, model_id=MODEL, n_ctx=2048, n_threads=args.threads)
+    with RESULTS.open("a", encoding="utf-8") as out:
+        for row in rows:
+            old = known.get(row["key"])
+            if row["passage"] not in mine or old is None or not stale(old):
+                continue
+            started = time.perf_counter()
+            lp = key_mean_logprob(model, row["passage"], row["question"], row["answer"])
+            prior = key_mean_logprob(model, row["passage"], NEUTRAL_QUESTION, row["answer"])
+            new = {
+                **old,
+                "reader_key_lp": lp,
+                "reader_key_gain": lp - prior,
+                "reader_version": READER_VERSION,
+                "likelihood_seconds": time.perf_counter() - started,
+            }
+            out.write(json.dumps(new) + "\n")
+            out.flush()
+            print(f"{row['key']}: {new['likelihood_seconds']:.1f} s", file=sys.stderr, flush=True)
 
 
 def known_results() -> dict[str, dict[str, Any]]:
@@ -129,6 +179,11 @@ def report(args: argparse.Namespace) -> None:
     rows = records(args.passages)
     known = known_results()
     done = [(r, known[r["key"]]) for r in rows if r["key"] in known]
+    old = sum(stale(k) for _, k in done)
+    if old:
+        raise SystemExit(
+            f"{old} results hold an earlier reader's key likelihoods: run --relikelihood first."
+        )
     groups = np.array([r["passage_id"] for r, _ in done])
     data: dict[str, Any] = {
         "machine": machine(),
@@ -142,6 +197,11 @@ def report(args: argparse.Namespace) -> None:
             k["seconds"] for _, k in done if "machine" not in k
         ),
         "read_elsewhere": sum("machine" in k for _, k in done),
+        # Results whose likelihoods --relikelihood re-read (the answer kept): those seconds.
+        "median_likelihood_seconds": statistics.median(
+            [k["likelihood_seconds"] for _, k in done if "likelihood_seconds" in k] or [0.0]
+        ),
+        "reader_version": READER_VERSION,
         "signals": {},
     }
     for signal in SIGNALS:
@@ -168,6 +228,13 @@ def report(args: argparse.Namespace) -> None:
             "not in the median)."
             if data["read_elsewhere"]
             else "."
+        )
+        + (
+            f" The key likelihoods (reader version {READER_VERSION}: as the reply in the "
+            "reader's chat) were re-read with `--relikelihood`, the answers kept: a median "
+            f"{data['median_likelihood_seconds']:.1f} s per item for both on one thread."
+            if data["median_likelihood_seconds"]
+            else ""
         ),
         "",
         "Pearson r [95% interval, passages resampled]; nothing is fitted:",
@@ -416,8 +483,15 @@ def main() -> None:
     parser.add_argument(
         "--variants", action="store_true", help="fill the variant groups instead of QGEval"
     )
+    parser.add_argument(
+        "--relikelihood",
+        action="store_true",
+        help="re-read the key likelihoods of results an earlier reader version wrote",
+    )
     args = parser.parse_args()
-    if args.light_references:
+    if args.relikelihood:
+        relikelihood(args)
+    elif args.light_references:
         print(json.dumps(light_references(args), indent=2))
     elif args.report:
         report(args)

@@ -356,3 +356,42 @@ def test_a_model_on_older_signals_is_refused(tmp_path: Path) -> None:
     joblib.dump(blob, path)
     with pytest.raises(QuizsmithError, match="version -1 of the quality signals"):
         OverallModel.load(path)
+
+
+def test_a_model_on_an_older_reader_is_refused_and_a_light_one_is_not(tmp_path: Path) -> None:
+    """The reader's key likelihoods changed form (quality/reader.py READER_VERSION): a model
+    that reads them must have been fitted on the same form; one that does not, loads."""
+    import joblib
+
+    from quizsmith.quality.features import feature_names
+    from quizsmith.quality.reader import READER_SIGNALS, READER_VERSION
+
+    rng = random.Random(3)
+    records, scores = [], []
+    for i in range(80):
+        v = rng.random()
+        records.append(
+            EvalRecord(
+                record_id=f"a:{i}",
+                item=Item(type="short", stem=f"Q{i}?", key="k"),
+                labels={"accept": 1.0 if v > 0.5 else 0.0},
+                group=f"g{i % 10}",
+            )
+        )
+        result = _signal_scores(v)["signals"]
+        result.values.update({name: v for name in READER_SIGNALS})
+        scores.append({"signals": result})
+    with_reader = fit_overall(records, scores, n_boot=0, features=feature_names())
+    assert any(f.startswith("sig.reader_") for f in with_reader.used)
+    assert with_reader.info["reader_version"] == READER_VERSION
+    light_features = [f for f in feature_names() if not f.startswith("sig.reader_")]
+    light = fit_overall(records, scores, n_boot=0, features=light_features)
+    assert not any(f.startswith("sig.reader_") for f in light.used)
+    for model, name in ((with_reader, "reader.joblib"), (light, "light.joblib")):
+        path, _ = model.save(tmp_path / name)
+        blob = joblib.load(path)
+        blob["info"]["reader_version"] = 1
+        joblib.dump(blob, path)
+    with pytest.raises(QuizsmithError, match="version 1 of the reader signals"):
+        OverallModel.load(tmp_path / "reader.joblib")
+    assert OverallModel.load(tmp_path / "light.joblib").info["reader_version"] == 1

@@ -154,3 +154,54 @@ def test_remembered_json_answer_is_a_copy(smollm) -> None:
     first.data["changed"] = True
     again = smollm.chat(messages, max_tokens=24, json_schema=schema)
     assert "changed" not in again.data and again.text == first.text
+
+
+def reader_chat(question: str) -> list[Message]:
+    return [
+        Message("system", "Answer with the shortest phrase from the passage."),
+        Message("user", f"{PASSAGE}\nQuestion: {question}"),
+    ]
+
+
+def test_a_scored_reply_reuses_the_passage_the_chat_read(smollm, monkeypatch) -> None:
+    """reply_logprobs evaluates the prompt `chat` evaluates, cut where `chat` cuts it: after
+    a chat about the passage only the question and the replies are read again, and the
+    numbers equal those of a cold start bit for bit."""
+    forget(smollm)
+    messages = reader_chat(QUESTIONS[0])
+    replies = ["the Mediterranean Sea", "Khartoum"]
+    cold = smollm.reply_logprobs(messages, replies, reuse_prefix=PASSAGE)
+    forget(smollm)
+    smollm.chat(reader_chat(QUESTIONS[1]), max_tokens=8, reuse_prefix=PASSAGE)
+    loaded = smollm._get()
+    evaluated: list[int] = []
+    real_eval = loaded.llm.eval
+
+    def counting(tokens):
+        evaluated.append(len(tokens))
+        return real_eval(tokens)
+
+    monkeypatch.setattr(loaded.llm, "eval", counting)
+    warm = smollm.reply_logprobs(messages, replies, reuse_prefix=PASSAGE)
+    assert evaluated == [], "the passage's state was not evaluated again"
+    for a, b in zip(cold, warm, strict=True):
+        assert a.token_logprobs == b.token_logprobs
+    # Each reply's own tokens, as plain text after the template's assistant header.
+    lengths = [smollm.count_tokens(r) for r in replies]
+    assert [o.n_tokens for o in warm] == lengths
+    assert all(o.total < 0 for o in warm)
+
+
+def test_a_reply_needs_a_chat_template_and_real_options(smollm) -> None:
+    from quizsmith.errors import CapabilityError
+
+    messages = reader_chat(QUESTIONS[0])
+    assert smollm.reply_logprobs(messages, []) == []
+    with pytest.raises(ProviderError, match="empty"):
+        smollm.reply_logprobs(messages, ["Khartoum", ""])
+    smollm.is_chat_model = False
+    try:
+        with pytest.raises(CapabilityError, match="chat template"):
+            smollm.reply_logprobs(messages, ["Khartoum"])
+    finally:
+        smollm.is_chat_model = True

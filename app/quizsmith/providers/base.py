@@ -78,6 +78,8 @@ class Provider:
     can_chat: ClassVar[bool] = False
     can_complete: ClassVar[bool] = False
     can_logprob: ClassVar[bool] = False
+    #: Log-probabilities of a chat reply (`reply_logprobs`): the chat template applied locally.
+    can_reply_logprob: ClassVar[bool] = False
     can_embed: ClassVar[bool] = False
     #: Grammar / JSON-schema constrained decoding enforced by the backend itself.
     can_constrain: ClassVar[bool] = False
@@ -179,6 +181,20 @@ class Provider:
         raise CapabilityError(
             f"{self.name} gives no token log-probabilities.",
             "Choose a local GGUF model or a server that returns prompt logprobs for this role.",
+        )
+
+    def reply_logprobs(
+        self,
+        messages: Sequence[Message | dict[str, str]],
+        options: Sequence[str],
+        *,
+        reuse_prefix: Reusable = "",
+    ) -> list[OptionLogprob]:
+        """Log-probability of each option as the assistant's reply to `messages` (the chat
+        template applied). `reuse_prefix`: a leading part of the last message, as for `chat`."""
+        raise CapabilityError(
+            f"{self.name} gives no log-probabilities of a chat reply.",
+            "Choose a local GGUF chat model for this role.",
         )
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:

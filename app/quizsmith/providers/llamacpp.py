@@ -228,12 +228,18 @@ def _log_softmax(row: Any) -> Any:
     return shifted - np.log(np.exp(shifted).sum())
 
 
+def _check_options(options: Sequence[str]) -> None:
+    if any(not o for o in options):
+        raise ProviderError("An option is empty.", "Fill in every option before scoring.")
+
+
 class LlamaCppProvider(Provider):
     name: ClassVar[str] = "llamacpp"
     description: ClassVar[str] = "Local GGUF model through llama.cpp (CPU)"
     can_chat = True
     can_complete = True
     can_logprob = True
+    can_reply_logprob = True
     can_constrain = True
     is_local = True
     model_path: Path
@@ -620,77 +626,122 @@ class LlamaCppProvider(Provider):
         """
         if not options:
             return []
-        if any(not o for o in options):
-            raise ProviderError("An option is empty.", "Fill in every option before scoring.")
+        _check_options(options)
         loaded = self._get()
         with loaded.lock:
-            llm = loaded.llm
             prefix_tokens = self._tokens(loaded, prefix, add_bos=True, special=False)
             fulls = [self._tokens(loaded, prefix + o, add_bos=True, special=False) for o in options]
-            longest = max(len(f) for f in fulls)
-            if longest > loaded.n_ctx:
-                raise ProviderError(
-                    f"Passage and option ({longest} tokens) exceed the model's context "
-                    f"({loaded.n_ctx} tokens).",
-                    "Shorten the passage or let the metric window it.",
-                )
-            # Where each option's own tokens start, and the prefix all of them share.
-            starts = [max(1, min(common_prefix(prefix_tokens, f), len(f) - 1)) for f in fulls]
-            shared = min(starts)
-            cuts = []
-            for text in reusable_heads(prefix, reuse_prefix):
-                # At least one shared token after it: its logits predict the first option token.
-                head = self._tokens(loaded, text, add_bos=True, special=False)
-                cuts.append(min([common_prefix(head, f) for f in fulls] + [shared - 1]))
-            # The same options after the same prompt, evaluated in the same pieces, give the
-            # same numbers bit for bit (tests/providers/test_llamacpp_reuse.py): remembered,
-            # so a live re-score (NACo's answer and the overall estimate's signals rank the
-            # same candidates) does not decode them twice.
-            batched = self.batch_options and self._fits_one_batch(loaded, fulls, shared)
-            # The path taken joins the memo key: the paths differ in the last digits.
-            path = ("batched" if batched else "sequential") if strategy == "reuse" else strategy
-            memo_key = ("option_logprobs", tuple(map(tuple, fulls)), tuple(cuts), path)
-            remembered = loaded.memo.get(memo_key)
-            if remembered is not None:
-                loaded.memo.move_to_end(memo_key)
-                return list(remembered)
-            try:
-                if path == "batched" or (strategy == "scratch" and batched):
-                    fresh = strategy == "scratch"
-                    results = self._score_batched(loaded, fulls, starts, shared, cuts, fresh=fresh)
-                elif path == "sequential":
-                    results = self._score_remembering_options(loaded, fulls, starts, shared, cuts)
-                elif strategy == "single-pass":
-                    loaded.live = None
-                    results = [
-                        self._score_single_pass(llm, f, s)
-                        for f, s in zip(fulls, starts, strict=True)
-                    ]
-                elif strategy == "scratch":
-                    results = [
-                        self._score_with_shared_prefix(loaded, [f], [s], shared, cuts, fresh=True)[
-                            0
-                        ]
-                        for f, s in zip(fulls, starts, strict=True)
-                    ]
-                else:
-                    raise ValueError(f"unknown strategy {strategy!r}")
-            except RuntimeError as exc:
-                loaded.live = None
-                raise ProviderError(f"llama.cpp failed while scoring options: {exc}.", "") from exc
-            finally:
-                # Our decoding bypassed Llama's own bookkeeping. The first cells still hold
-                # the reusable pieces (loaded.live says which); the rest is dropped by the next
-                # call's start_from.
-                llm.n_tokens = len(loaded.live[0]) if loaded.live else 0
-            scored = [
-                OptionLogprob(o, sum(lps), sum(lps) / len(lps), len(lps), tuple(lps))
-                for o, lps in zip(options, results, strict=True)
+            heads = [
+                self._tokens(loaded, text, add_bos=True, special=False)
+                for text in reusable_heads(prefix, reuse_prefix)
             ]
-            if strategy in ("reuse", "sequential"):
-                loaded.memo[memo_key] = tuple(scored)
-                while len(loaded.memo) > MEMO_ENTRIES:
-                    loaded.memo.popitem(last=False)
+            return self._score_options(loaded, options, prefix_tokens, fulls, heads, strategy)
+
+    def reply_logprobs(
+        self,
+        messages: Sequence[Message | dict[str, str]],
+        options: Sequence[str],
+        *,
+        reuse_prefix: Reusable = "",
+    ) -> list[OptionLogprob]:
+        """Each option as the assistant's reply: the prompt `chat` would evaluate for
+        `messages` (its template pieces, its reusable heads cut where `chat` cuts them, so
+        the two share a kept passage state), then the option's tokens as plain text."""
+        if not options:
+            return []
+        _check_options(options)
+        loaded = self._get()
+        with loaded.lock:
+            formatter = self._formatter(loaded) if self.is_chat_model else None
+            if formatter is None:
+                raise CapabilityError(
+                    f"{self.info.label()} has no chat template, so a reply cannot be scored.",
+                    "Choose an instruct model with a chat template for this role.",
+                )
+            msgs = as_message_dicts(messages)
+            add_bos = not formatter(messages=msgs).added_special
+            pieces, last_at = split_prompt(lambda m: str(formatter(messages=m).prompt), msgs)
+            prompt = self._piece_tokens(loaded, pieces, add_bos=add_bos)
+            last = msgs[-1]["content"] if msgs else ""
+            heads = [
+                self._piece_tokens(loaded, [*pieces[:last_at], (h, True)], add_bos=add_bos)
+                for h in (reusable_heads(last, reuse_prefix) if last_at >= 0 else [])
+            ]
+            fulls = [
+                prompt + self._tokens(loaded, o, add_bos=False, special=False) for o in options
+            ]
+            return self._score_options(loaded, options, prompt, fulls, heads, "reuse")
+
+    def _score_options(
+        self,
+        loaded: _Loaded,
+        options: Sequence[str],
+        prefix_tokens: list[int],
+        fulls: list[list[int]],
+        heads: Sequence[Sequence[int]],
+        strategy: str,
+    ) -> list[OptionLogprob]:
+        """option_logprobs on tokens: `fulls` are the prompt with each option, `heads` the
+        token prefixes whose state is kept (see option_logprobs)."""
+        llm = loaded.llm
+        longest = max(len(f) for f in fulls)
+        if longest > loaded.n_ctx:
+            raise ProviderError(
+                f"Passage and option ({longest} tokens) exceed the model's context "
+                f"({loaded.n_ctx} tokens).",
+                "Shorten the passage or let the metric window it.",
+            )
+        # Where each option's own tokens start, and the prefix all of them share.
+        starts = [max(1, min(common_prefix(prefix_tokens, f), len(f) - 1)) for f in fulls]
+        shared = min(starts)
+        # At least one shared token after a head: its logits predict the first option token.
+        cuts = [min([common_prefix(head, f) for f in fulls] + [shared - 1]) for head in heads]
+        # The same options after the same prompt, evaluated in the same pieces, give the
+        # same numbers bit for bit (tests/providers/test_llamacpp_reuse.py): remembered,
+        # so a live re-score (NACo's answer and the overall estimate's signals rank the
+        # same candidates) does not decode them twice.
+        batched = self.batch_options and self._fits_one_batch(loaded, fulls, shared)
+        # The path taken joins the memo key: the paths differ in the last digits.
+        path = ("batched" if batched else "sequential") if strategy == "reuse" else strategy
+        memo_key = ("option_logprobs", tuple(map(tuple, fulls)), tuple(cuts), path)
+        remembered = loaded.memo.get(memo_key)
+        if remembered is not None:
+            loaded.memo.move_to_end(memo_key)
+            return list(remembered)
+        try:
+            if path == "batched" or (strategy == "scratch" and batched):
+                fresh = strategy == "scratch"
+                results = self._score_batched(loaded, fulls, starts, shared, cuts, fresh=fresh)
+            elif path == "sequential":
+                results = self._score_remembering_options(loaded, fulls, starts, shared, cuts)
+            elif strategy == "single-pass":
+                loaded.live = None
+                results = [
+                    self._score_single_pass(llm, f, s) for f, s in zip(fulls, starts, strict=True)
+                ]
+            elif strategy == "scratch":
+                results = [
+                    self._score_with_shared_prefix(loaded, [f], [s], shared, cuts, fresh=True)[0]
+                    for f, s in zip(fulls, starts, strict=True)
+                ]
+            else:
+                raise ValueError(f"unknown strategy {strategy!r}")
+        except RuntimeError as exc:
+            loaded.live = None
+            raise ProviderError(f"llama.cpp failed while scoring options: {exc}.", "") from exc
+        finally:
+            # Our decoding bypassed Llama's own bookkeeping. The first cells still hold
+            # the reusable pieces (loaded.live says which); the rest is dropped by the next
+            # call's start_from.
+            llm.n_tokens = len(loaded.live[0]) if loaded.live else 0
+        scored = [
+            OptionLogprob(o, sum(lps), sum(lps) / len(lps), len(lps), tuple(lps))
+            for o, lps in zip(options, results, strict=True)
+        ]
+        if strategy in ("reuse", "sequential"):
+            loaded.memo[memo_key] = tuple(scored)
+            while len(loaded.memo) > MEMO_ENTRIES:
+                loaded.memo.popitem(last=False)
         return scored
 
     def _decode(self, llm: Any, tokens: Sequence[int], n_past: int, logits_from: int) -> Any:

@@ -37,7 +37,7 @@ from quizsmith.metrics.display import esc, number
 from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its base model
 from quizsmith.providers.base import Provider
 from quizsmith.quality import type_estimate
-from quizsmith.quality.reader import READER_SIGNALS, reader_signals
+from quizsmith.quality.reader import READER_SIGNALS, READER_VERSION, reader_signals
 from quizsmith.quality.signals import SIGNALS, compute_signals
 from quizsmith.settings import MULTI_ROLES
 
@@ -59,19 +59,25 @@ def _role_providers(ctx: MetricContext, role: str) -> list[Provider]:
     return [ctx.provider_for(ref) for ref in (refs if isinstance(refs, list) else [refs])]
 
 
-def _answer_reader(ctx: MetricContext) -> Provider | None:
-    """The model that reads and answers (reader signals): the `qa` model on the standard
-    profile when an overall model fitted on reader signals serves it, else None."""
+def _reads_answers(ctx: MetricContext) -> bool:
+    """Whether the signals include the reader's: on the standard profile, when an overall
+    model fitted on reader signals serves it."""
     from quizsmith.quality.overall_model import signals_profile
 
     profile = ctx.settings.profile
-    if profile != "standard" or signals_profile(profile) != profile:
+    return profile == "standard" and signals_profile(profile) == profile
+
+
+def _answer_reader(ctx: MetricContext) -> Provider | None:
+    """The model that reads and answers (reader signals): the `qa` model where
+    `_reads_answers`, else None."""
+    if not _reads_answers(ctx):
         return None
     provider = ctx.provider("qa")
-    if not (provider.can_chat and provider.can_logprob):
+    if not (provider.can_chat and provider.can_reply_logprob):
         raise QuizsmithError(
-            f"The reader signals need a chat model with log-probabilities; {provider.info.label()} "
-            "(qa role) is not one.",
+            f"The reader signals need a local chat model that scores its own replies; "
+            f"{provider.info.label()} (qa role) is not one.",
             "Set the qa role back to the standard model, or switch to the light profile.",
         )
     return provider
@@ -123,6 +129,7 @@ def signals_config(ctx: MetricContext) -> dict[str, Any]:
     answering = _answer_reader(ctx)
     if answering is not None:
         config["answer_reader"] = answering.info.label()
+        config["reader_version"] = READER_VERSION
     return config
 
 
@@ -160,7 +167,12 @@ class SignalsMetric(Metric):
         return None
 
     def cache_identity(self, ctx: MetricContext) -> Any:
-        return {"signals_version": SIGNALS_VERSION}
+        identity: dict[str, Any] = {"signals_version": SIGNALS_VERSION}
+        if _reads_answers(ctx):
+            # Only where reader signals are computed: the light profile's cached signals
+            # stay valid when the reader's form changes.
+            identity["reader_version"] = READER_VERSION
+        return identity
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         reader = _reader(ctx)

@@ -131,6 +131,12 @@ def signals_version() -> int:
     return SIGNALS_VERSION
 
 
+def reader_version() -> int:
+    from quizsmith.quality.reader import READER_VERSION
+
+    return READER_VERSION
+
+
 def feature_matrix(
     rows: Sequence[Mapping[str, float | None]], features: Sequence[str] = FEATURES
 ) -> np.ndarray:
@@ -204,6 +210,16 @@ class OverallModel:
                 f"Quizsmith computes version {signals_version()}.",
                 "Fit it again (`quizsmith refit`, or bench/judgement.py --ship for the shipped "
                 "model).",
+            )
+        # Saved before the reader had versions: the first form (quality/reader.py).
+        fitted_reader = blob.get("info", {}).get("reader_version", 1)
+        uses_reader = any(f.startswith("sig.reader_") for f in blob["used"])
+        if uses_reader and fitted_reader != reader_version():
+            raise QuizsmithError(
+                f"{target} was fitted on version {fitted_reader} of the reader signals; this "
+                f"Quizsmith computes version {reader_version()}.",
+                "Fit it again (`quizsmith refit`, or bench/standard_reader.py --report --ship "
+                "for the shipped model).",
             )
         return cls(
             blob["estimator"],

@@ -9,13 +9,15 @@ alone correlates with the raters' answer consistency far better than any light s
 
 - `reader_f1`: greedy chat answer ("the shortest phrase from the passage"), SQuAD token F1
   with the key;
-- `reader_key_lp`: the key's mean token log-probability after
-  "Text: passage / Question: q / Answer:" (plain text, so the passage state the KDA
-  likelihood solver keeps for "Text: ..." is reused);
+- `reader_key_lp`: the key's mean token log-probability as the reply in that same chat
+  (`Provider.reply_logprobs`);
 - `reader_key_gain`: that minus the same after a question that asks nothing.
 
-The passage is a reusable prefix of every prompt, so a re-score after a stem edit reads only
-the question and the answer.
+All three share one prompt up to the question: the passage is read once per item and its
+state kept, so a re-score after a stem edit reads only the question and the answer. (Until
+READER_VERSION 2 the likelihoods were read after "Text: passage / Question: q / Answer:" as
+plain text, a second reading of the passage that made an item's first score 6 s on 2 cores;
+the two forms agree at r 0.95 on 180 QGEval questions, docs/evaluation.md.)
 """
 
 from __future__ import annotations
@@ -33,26 +35,36 @@ READER_SYSTEM = (
 #: The question that asks nothing: the key's likelihood after it is the passage's own prior.
 NEUTRAL_QUESTION = "What is mentioned in the text?"
 ANSWER_TOKENS = 32
+#: Which form of the key likelihoods the reader computes; an overall model fitted on another
+#: is refused (quality/overall_model.py). 1: after "Text: passage / Question: q / Answer:" as
+#: plain text; 2: as the reply in the reader's own chat, which shares the passage's state with
+#: the answer (one passage reading per item instead of two).
+READER_VERSION = 2
+
+
+def _reading(passage: str, question: str) -> tuple[list[dict[str, str]], str]:
+    """The reader's chat (system prompt, passage, question) and its reusable passage block."""
+    passage_block = f"Passage: {passage}\n\n"
+    return [
+        {"role": "system", "content": READER_SYSTEM},
+        {"role": "user", "content": f"{passage_block}Question: {question}"},
+    ], passage_block
 
 
 def reader_answer(model: Provider, passage: str, question: str) -> str:
     """The model's answer to the question from the passage (greedy)."""
-    passage_block = f"Passage: {passage}\n\n"
+    messages, passage_block = _reading(passage, question)
     return model.chat(
-        [
-            {"role": "system", "content": READER_SYSTEM},
-            {"role": "user", "content": f"{passage_block}Question: {question}"},
-        ],
-        max_tokens=ANSWER_TOKENS,
-        temperature=0.0,
-        reuse_prefix=passage_block,
+        messages, max_tokens=ANSWER_TOKENS, temperature=0.0, reuse_prefix=passage_block
     ).text.strip()
 
 
 def key_mean_logprob(model: Provider, passage: str, question: str, key: str) -> float:
-    reading = f"Text: {passage}\n"
-    prefix = f"{reading}Question: {question}\nAnswer:"
-    (scored,) = model.option_logprobs(prefix, [" " + key.strip()], reuse_prefix=reading)
+    """The key's mean token log-probability as the reader's reply: the same chat as
+    `reader_answer`, so the passage's kept state serves both (one passage reading per item,
+    not two)."""
+    messages, passage_block = _reading(passage, question)
+    (scored,) = model.reply_logprobs(messages, [key.strip()], reuse_prefix=passage_block)
     return scored.total / max(1, scored.n_tokens)
 
 
