@@ -145,6 +145,8 @@ def test_the_overall_estimate_on_standard_reads_the_1_5b_reader(standard: Settin
     wrong.options = [Option(t, t == "melting", i) for i, t in enumerate(["melting", "rain"])]
     flagged = metric.score(wrong, MetricContext(settings=standard))
     assert flagged.scored and flagged.evidence["signals"]["reader_f1"] == 0.0
+    # Read as the reply in the reader's chat, the right key is the likelier one.
+    assert flagged.evidence["signals"]["reader_key_lp"] < signals["reader_key_lp"]
     (flag,) = [f for f in metric.flags(flagged, {}) if f.code == "reader-differs"]
     # A hint: measured precision 0.59 on all of QGEval, under a warning's 0.6.
     assert flag.severity == "info" and "evaporation" in flag.message.lower()

@@ -78,6 +78,32 @@ def test_low_overall_flag_by_threshold() -> None:
     assert [f.code for f in metric.flags(statement, {})] == ["no-question-form"]
 
 
+def test_the_reader_flag_is_a_warning_only_where_the_key_is_also_unlikely() -> None:
+    """Answered otherwise (F1 0): a warning when the key's likelihood as the reader's reply is
+    below the measured cut, a hint above it; no flag when the reader's answer shares a word
+    with the key, or when no reader read the item."""
+    from quizsmith.metrics.flag_policy import FLAG_POLICY
+    from quizsmith.quality.metric import READER_REJECTS_KEY
+    from quizsmith.quality.reader import KEY_UNLIKELY_BELOW
+
+    def read(f1: float, lp: float | None, answer: str | None = "condensation") -> ScoreResult:
+        signals = {"reader_f1": f1, "reader_key_lp": lp}
+        evidence = {"signals": signals, "signals_evidence": {"reader_answer": answer}}
+        return ScoreResult(metric="overall", value=0.8, evidence=evidence)
+
+    def codes(result: ScoreResult) -> list[str]:
+        return [f.code for f in OverallMetric().flags(result, {})]
+
+    (unlikely,) = OverallMetric().flags(read(0.0, KEY_UNLIKELY_BELOW - 0.01), {})
+    assert unlikely.code == READER_REJECTS_KEY and "\u201ccondensation\u201d" in unlikely.message
+    assert FLAG_POLICY[READER_REJECTS_KEY].severity == "warning"
+    assert codes(read(0.0, KEY_UNLIKELY_BELOW)) == ["reader-differs"]
+    assert codes(read(0.0, None)) == ["reader-differs"]
+    assert FLAG_POLICY["reader-differs"].severity == "info"
+    assert codes(read(0.5, KEY_UNLIKELY_BELOW - 3)) == []
+    assert codes(read(0.0, -5.0, answer=None)) == []
+
+
 @pytest.mark.usefixtures("stand_ins")
 def test_an_mcq_with_one_distractor_is_flagged_when_scored(tmp_path: Path) -> None:
     from quizsmith.bank import ItemBank

@@ -37,6 +37,7 @@ FLAG_WORDS = {
     "not-a-question": "the model says it is not a real question",
     "answer-differs": "the model's answer differs from the key",
     "reader-differs": "a model reading the passage gives another answer",
+    "reader-rejects-key": "a model reading the passage answers otherwise and doubts the key",
     "reader-disagrees": "a model reading the passage doubts the true/false key",
     "statement-is-question": "a true/false statement that ends with a question mark",
     "too-easy": "fewer reasoning steps than expected",

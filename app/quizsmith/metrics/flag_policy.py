@@ -65,17 +65,26 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
     ),
     "reader-differs": FlagRule(
         "info",
-        0.59,
-        "standard profile only: the 1.5B reader's answer shares no word with the key on 567 "
-        "of 3,000 QGEval questions, 59% of them rated below 2.5 for answer consistency (base "
-        "rate 26%, recall 43%; bench/standard_reader.py, nothing fitted); at 1,500 it read "
-        "0.60, on all of QGEval just under a warning's 0.6",
+        0.35,
+        "standard profile only: the 1.5B reader's answer shares no word with the key, but it "
+        "finds the key likely enough (else reader-rejects-key): out of fold 35% [20%, 52%] of "
+        "101 such QGEval questions were rated below 2.5 for answer consistency (base rate "
+        "26%; bench/reader_flag.py)",
     ),
     "statement-is-question": FlagRule(
         "warning",
         1.0,
         "counted, not estimated: a true/false statement that ends with a question mark is "
         "one no student can answer True or False to",
+    ),
+    "reader-rejects-key": FlagRule(
+        "warning",
+        0.64,
+        "standard profile only: the 1.5B reader's answer shares no word with the key and the "
+        "key's mean log-probability as its reply is below a cut (-0.62, quality/reader.py); "
+        "the cut chosen in each of 5 passage-grouped folds, out of fold 64% [56%, 74%] of 466 "
+        "raised QGEval questions had answer consistency < 2.5 (base rate 26%, recall 39%; "
+        "bench/reader_flag.py)",
     ),
     "reader-disagrees": FlagRule(
         "info",
