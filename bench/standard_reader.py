@@ -14,7 +14,8 @@ questions:
   phrase from the passage"), token F1 of its answer with the key (NACo's answerability);
 - `reader_key_lp`: the key's mean token log-probability as the reply in that chat (reader
   version 2; version 1 read it after "Text: passage / Question: q / Answer:");
-- `reader_key_gain`: that minus the key's mean log-probability after a question that asks
+- `reader_key_gain` (dropped from the app in version 2, still recorded by --relikelihood):
+  that minus the key's mean log-probability after a question that asks
   nothing (does *this question* point at the key?).
 
 `--relikelihood` re-reads the two likelihoods of results an earlier reader version wrote,
@@ -50,7 +51,6 @@ from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
 from quizsmith.providers import catalog
 from quizsmith.providers.llamacpp import LlamaCppProvider
 from quizsmith.quality.reader import (
-    NEUTRAL_QUESTION,
     READER_SIGNALS,
     READER_VERSION,
     key_mean_logprob,
@@ -58,8 +58,13 @@ from quizsmith.quality.reader import (
 )
 
 MODEL = "qwen2.5-coder-1.5b-instruct"
+#: The question that asks nothing, for `reader_key_gain` (the key's likelihood after the
+#: question minus after this): a reader signal until version 2 dropped it (quality/reader.py);
+#: --relikelihood still records it, so its correlation stays on file.
+NEUTRAL_QUESTION = "What is mentioned in the text?"
 RESULTS = Path(__file__).resolve().parent / "results" / "standard-reader.jsonl"
-SIGNALS = READER_SIGNALS
+# The correlation table keeps the dropped gain signal beside the ones the app reads.
+SIGNALS = (*READER_SIGNALS, "reader_key_gain")
 
 
 def records(n_passages: int) -> list[dict[str, Any]]:

@@ -25,6 +25,15 @@ Role = Literal["system", "user", "assistant"]
 Reusable = str | tuple[str, ...]
 
 
+class Transient(str):
+    """A reusable head (see `Reusable`) whose evaluated state serves the next call while it
+    is still in the cache, but is not kept among a model's prefix states: a question that the
+    reader answers and then scores a reply to is read by two calls in a row, and keeping a
+    state per question would crowd out the passages' states, which serve many calls."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Message:
     role: Role

@@ -40,6 +40,7 @@ from quizsmith.providers.base import (
     OptionLogprob,
     Provider,
     Reusable,
+    Transient,
     as_message_dicts,
     parse_json_output,
     reusable_heads,
@@ -228,6 +229,11 @@ def _log_softmax(row: Any) -> Any:
     return shifted - np.log(np.exp(shifted).sum())
 
 
+def _transient_cuts(heads: Sequence[str], cuts: Sequence[int]) -> frozenset[int]:
+    """The cuts of the heads marked Transient (their states are not kept)."""
+    return frozenset(c for h, c in zip(heads, cuts, strict=False) if isinstance(h, Transient))
+
+
 def _check_options(options: Sequence[str]) -> None:
     if any(not o for o in options):
         raise ProviderError("An option is empty.", "Fill in every option before scoring.")
@@ -359,7 +365,7 @@ class LlamaCppProvider(Provider):
                 seed=seed,
                 stop=[*stop, "\nUser:"],
                 json_schema=json_schema,
-                reuse_prefix=tuple(before + h for h in heads),
+                reuse_prefix=tuple(type(h)(before + h) for h in heads),
             )
         loaded = self._get()
         started = time.perf_counter()
@@ -400,6 +406,7 @@ class LlamaCppProvider(Provider):
                 loaded,
                 tokens,
                 cuts,
+                transient=_transient_cuts(heads, cuts),
                 started=started,
                 max_tokens=max_tokens,
                 temperature=temperature,
@@ -426,14 +433,15 @@ class LlamaCppProvider(Provider):
             # A completion prompt is text (few-shot prompts around a passage): no part of it
             # may turn into a control token, so special tokens stay off.
             tokens = self._tokens(loaded, prompt, add_bos=True, special=False)
+            heads = reusable_heads(prompt, reuse_prefix)
             cuts = [
-                self._prefix_length(loaded, tokens, h, add_bos=True, special=False)
-                for h in reusable_heads(prompt, reuse_prefix)
+                self._prefix_length(loaded, tokens, h, add_bos=True, special=False) for h in heads
             ]
             return self._generate(
                 loaded,
                 tokens,
                 cuts,
+                transient=_transient_cuts(heads, cuts),
                 started=started,
                 max_tokens=max_tokens,
                 temperature=temperature,
@@ -508,6 +516,7 @@ class LlamaCppProvider(Provider):
         tokens: list[int],
         cuts: list[int],
         *,
+        transient: frozenset[int] = frozenset(),
         started: float,
         max_tokens: int,
         temperature: float,
@@ -538,7 +547,7 @@ class LlamaCppProvider(Provider):
                 # A copy of the parsed JSON: a caller changing it must not change the memory.
                 data = copy.deepcopy(hit.data)
                 return replace(hit, data=data, seconds=time.perf_counter() - started)
-        start_from(loaded, tokens, cuts)
+        start_from(loaded, tokens, cuts, transient=transient)
         out = loaded.llm.create_completion(
             tokens,
             max_tokens=max_tokens,
@@ -631,11 +640,12 @@ class LlamaCppProvider(Provider):
         with loaded.lock:
             prefix_tokens = self._tokens(loaded, prefix, add_bos=True, special=False)
             fulls = [self._tokens(loaded, prefix + o, add_bos=True, special=False) for o in options]
-            heads = [
-                self._tokens(loaded, text, add_bos=True, special=False)
-                for text in reusable_heads(prefix, reuse_prefix)
-            ]
-            return self._score_options(loaded, options, prefix_tokens, fulls, heads, strategy)
+            texts = reusable_heads(prefix, reuse_prefix)
+            heads = [self._tokens(loaded, text, add_bos=True, special=False) for text in texts]
+            transient = [isinstance(text, Transient) for text in texts]
+            return self._score_options(
+                loaded, options, prefix_tokens, fulls, heads, transient, strategy
+            )
 
     def reply_logprobs(
         self,
@@ -663,14 +673,16 @@ class LlamaCppProvider(Provider):
             pieces, last_at = split_prompt(lambda m: str(formatter(messages=m).prompt), msgs)
             prompt = self._piece_tokens(loaded, pieces, add_bos=add_bos)
             last = msgs[-1]["content"] if msgs else ""
+            texts = reusable_heads(last, reuse_prefix) if last_at >= 0 else []
             heads = [
                 self._piece_tokens(loaded, [*pieces[:last_at], (h, True)], add_bos=add_bos)
-                for h in (reusable_heads(last, reuse_prefix) if last_at >= 0 else [])
+                for h in texts
             ]
+            transient = [isinstance(text, Transient) for text in texts]
             fulls = [
                 prompt + self._tokens(loaded, o, add_bos=False, special=False) for o in options
             ]
-            return self._score_options(loaded, options, prompt, fulls, heads, "reuse")
+            return self._score_options(loaded, options, prompt, fulls, heads, transient, "reuse")
 
     def _score_options(
         self,
@@ -679,10 +691,12 @@ class LlamaCppProvider(Provider):
         prefix_tokens: list[int],
         fulls: list[list[int]],
         heads: Sequence[Sequence[int]],
+        transient_heads: Sequence[bool],
         strategy: str,
     ) -> list[OptionLogprob]:
         """option_logprobs on tokens: `fulls` are the prompt with each option, `heads` the
-        token prefixes whose state is kept (see option_logprobs)."""
+        token prefixes whose state is kept (see option_logprobs), or only used while in the
+        cache where `transient_heads` says so."""
         llm = loaded.llm
         longest = max(len(f) for f in fulls)
         if longest > loaded.n_ctx:
@@ -696,6 +710,7 @@ class LlamaCppProvider(Provider):
         shared = min(starts)
         # At least one shared token after a head: its logits predict the first option token.
         cuts = [min([common_prefix(head, f) for f in fulls] + [shared - 1]) for head in heads]
+        transient = frozenset(c for c, t in zip(cuts, transient_heads, strict=True) if t)
         # The same options after the same prompt, evaluated in the same pieces, give the
         # same numbers bit for bit (tests/providers/test_llamacpp_reuse.py): remembered,
         # so a live re-score (NACo's answer and the overall estimate's signals rank the
@@ -711,9 +726,13 @@ class LlamaCppProvider(Provider):
         try:
             if path == "batched" or (strategy == "scratch" and batched):
                 fresh = strategy == "scratch"
-                results = self._score_batched(loaded, fulls, starts, shared, cuts, fresh=fresh)
+                results = self._score_batched(
+                    loaded, fulls, starts, shared, cuts, fresh=fresh, transient=transient
+                )
             elif path == "sequential":
-                results = self._score_remembering_options(loaded, fulls, starts, shared, cuts)
+                results = self._score_remembering_options(
+                    loaded, fulls, starts, shared, cuts, transient=transient
+                )
             elif strategy == "single-pass":
                 loaded.live = None
                 results = [
@@ -779,11 +798,12 @@ class LlamaCppProvider(Provider):
         cuts: list[int],
         *,
         fresh: bool = False,
+        transient: frozenset[int] = frozenset(),
     ) -> list[list[float]]:
         import numpy as np
 
         llm = loaded.llm
-        k = start_from(loaded, fulls[0][:shared], cuts, fresh=fresh)
+        k = start_from(loaded, fulls[0][:shared], cuts, fresh=fresh, transient=transient)
         # Positions k..shared-1 of the shared prefix; the last row predicts token `shared`.
         last = self._decode(llm, fulls[0][k:shared], k, logits_from=shared - k - 1)
         results = []
@@ -806,6 +826,8 @@ class LlamaCppProvider(Provider):
         starts: list[int],
         shared: int,
         cuts: list[int],
+        *,
+        transient: frozenset[int] = frozenset(),
     ) -> list[list[float]]:
         """The sequential path, one option at a time: an option scored before after the same
         prompt pieces (the same tokens, cuts and shared prefix) is taken from the memo, so
@@ -821,7 +843,12 @@ class LlamaCppProvider(Provider):
         missing = [i for i, found in enumerate(known) if found is None]
         if missing:
             fresh = self._score_with_shared_prefix(
-                loaded, [fulls[i] for i in missing], [starts[i] for i in missing], shared, cuts
+                loaded,
+                [fulls[i] for i in missing],
+                [starts[i] for i in missing],
+                shared,
+                cuts,
+                transient=transient,
             )
             for i, scores in zip(missing, fresh, strict=True):
                 known[i] = scores
@@ -856,6 +883,7 @@ class LlamaCppProvider(Provider):
         cuts: list[int],
         *,
         fresh: bool = False,
+        transient: frozenset[int] = frozenset(),
     ) -> list[list[float]]:
         """The shared prefix in sequence 0 (kept states as on the sequential path), then one
         decode with option i's tokens in sequence i + 1 at positions shared.. . seq_cp only
@@ -864,7 +892,7 @@ class LlamaCppProvider(Provider):
         from llama_cpp import llama_cpp as lib
 
         llm = loaded.llm
-        k = start_from(loaded, fulls[0][:shared], cuts, fresh=fresh)
+        k = start_from(loaded, fulls[0][:shared], cuts, fresh=fresh, transient=transient)
         # Positions k..shared-1 of the shared prefix; the last row predicts token `shared`.
         last = self._decode(llm, fulls[0][k:shared], k, logits_from=shared - k - 1)
         memory = llm._ctx.memory

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ctypes
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 #: Memory kept per loaded model for prefix states. One state is ~9 MB for 380 tokens of
@@ -88,14 +88,21 @@ def restore(llm: Any, state: bytes) -> bool:
 
 
 def start_from(
-    loaded: Any, tokens: Sequence[int], cuts: Sequence[int], *, fresh: bool = False
+    loaded: Any,
+    tokens: Sequence[int],
+    cuts: Sequence[int],
+    *,
+    fresh: bool = False,
+    transient: Collection[int] = (),
 ) -> int:
     """Leave in the KV cache exactly the state of tokens[:cuts[-1]] evaluated piece by
     piece from an empty cache (tokens[0:cuts[0]], then tokens[cuts[0]:cuts[1]], ...), and
     llama-cpp-python's bookkeeping saying so; no cuts empties the cache. Pieces already
     in the cache, or kept from an earlier call, are not evaluated again; the others are,
     and kept. `fresh` evaluates everything (the reference path the tests compare the
-    reuse against). Returns the number of tokens now in the cache."""
+    reuse against). A cut in `transient` is evaluated as its own piece all the same and
+    serves the next call from the cache, but its state is not kept
+    (providers.base.Transient). Returns the number of tokens now in the cache."""
     llm = loaded.llm
     cuts = sorted({c for c in cuts if 0 < c < len(tokens)})
     have = 0  # how many pieces the cache already holds
@@ -127,7 +134,7 @@ def start_from(
     for i in range(have, len(cuts)):
         llm.eval(list(tokens[done : cuts[i]]))  # one piece, at positions done..
         done = cuts[i]
-        if not fresh:
+        if not fresh and done not in transient:
             loaded.states.put((tuple(tokens[:done]), tuple(cuts[: i + 1])), snapshot(llm))
     loaded.live = (tuple(tokens[:done]), tuple(cuts)) if done else None
     llm.n_tokens = done

@@ -80,10 +80,6 @@ REASON_WORDS: dict[str, tuple[str, str]] = {
         "the key is a likely answer for a model that reads the passage",
         "the key is an unlikely answer for a model that reads the passage",
     ),
-    "sig.reader_key_gain": (
-        "the question points a reading model at the key",
-        "the question hardly points a reading model at the key",
-    ),
 }
 #: Effects smaller than this (in probability) are not worth a teacher's attention.
 MIN_EFFECT = 0.02

@@ -11,13 +11,14 @@ alone correlates with the raters' answer consistency far better than any light s
   with the key;
 - `reader_key_lp`: the key's mean token log-probability as the reply in that same chat
   (`Provider.reply_logprobs`);
-- `reader_key_gain`: that minus the same after a question that asks nothing.
 
-All three share one prompt up to the question: the passage is read once per item and its
-state kept, so a re-score after a stem edit reads only the question and the answer. (Until
-READER_VERSION 2 the likelihoods were read after "Text: passage / Question: q / Answer:" as
-plain text, a second reading of the passage that made an item's first score 6 s on 2 cores;
-the two forms agree at r 0.95 on 180 QGEval questions, docs/evaluation.md.)
+Both share one prompt up to the question: the passage is read once per item and its state
+kept, so a re-score after a stem edit reads only the question and the answer. (Until
+READER_VERSION 2 the likelihood was read after "Text: passage / Question: q / Answer:" as
+plain text, a second reading of the passage that made an item's first score 6 s on 2 cores.)
+A third signal, the likelihood's gain over a question that asks nothing, was dropped with
+version 2: the overall estimate did as well without it (QGEval out of fold, r 0.473 against
+0.475, paired difference -0.002 [-0.012, +0.009]; docs/evaluation.md) and it cost a call.
 """
 
 from __future__ import annotations
@@ -25,15 +26,13 @@ from __future__ import annotations
 from typing import Any
 
 from quizsmith.metrics.squad import f1_score
-from quizsmith.providers.base import Provider
+from quizsmith.providers.base import Provider, Transient
 
-READER_SIGNALS: tuple[str, ...] = ("reader_f1", "reader_key_lp", "reader_key_gain")
+READER_SIGNALS: tuple[str, ...] = ("reader_f1", "reader_key_lp")
 READER_SYSTEM = (
     "You answer questions about a passage. Reply with the shortest phrase from the passage "
     "that answers the question, and nothing else."
 )
-#: The question that asks nothing: the key's likelihood after it is the passage's own prior.
-NEUTRAL_QUESTION = "What is mentioned in the text?"
 ANSWER_TOKENS = 32
 #: Which form of the key likelihoods the reader computes; an overall model fitted on another
 #: is refused (quality/overall_model.py). 1: after "Text: passage / Question: q / Answer:" as
@@ -49,40 +48,41 @@ READER_VERSION = 2
 KEY_UNLIKELY_BELOW = -0.62
 
 
-def _reading(passage: str, question: str) -> tuple[list[dict[str, str]], str]:
-    """The reader's chat (system prompt, passage, question) and its reusable passage block."""
+def _reading(passage: str, question: str) -> tuple[list[dict[str, str]], tuple[str, str]]:
+    """The reader's chat (system prompt, passage, question) and its reusable heads: the
+    passage block, kept for every question, and the whole question, which `reader_answer`
+    reads and `key_mean_logprob` then finds in the cache (Transient: not kept after)."""
     passage_block = f"Passage: {passage}\n\n"
-    return [
+    asked = f"{passage_block}Question: {question}"
+    messages = [
         {"role": "system", "content": READER_SYSTEM},
-        {"role": "user", "content": f"{passage_block}Question: {question}"},
-    ], passage_block
+        {"role": "user", "content": asked},
+    ]
+    return messages, (passage_block, Transient(asked))
 
 
 def reader_answer(model: Provider, passage: str, question: str) -> str:
     """The model's answer to the question from the passage (greedy)."""
-    messages, passage_block = _reading(passage, question)
+    messages, heads = _reading(passage, question)
     return model.chat(
-        messages, max_tokens=ANSWER_TOKENS, temperature=0.0, reuse_prefix=passage_block
+        messages, max_tokens=ANSWER_TOKENS, temperature=0.0, reuse_prefix=heads
     ).text.strip()
 
 
 def key_mean_logprob(model: Provider, passage: str, question: str, key: str) -> float:
     """The key's mean token log-probability as the reader's reply: the same chat as
-    `reader_answer`, so the passage's kept state serves both (one passage reading per item,
-    not two)."""
-    messages, passage_block = _reading(passage, question)
-    (scored,) = model.reply_logprobs(messages, [key.strip()], reuse_prefix=passage_block)
+    `reader_answer`, so the passage's kept state serves both and, right after the answer,
+    the question is not read again."""
+    messages, heads = _reading(passage, question)
+    (scored,) = model.reply_logprobs(messages, [key.strip()], reuse_prefix=heads)
     return scored.total / max(1, scored.n_tokens)
 
 
 def reader_signals(model: Provider, passage: str, question: str, key: str) -> dict[str, Any]:
-    """The three reader signals, and the answer itself (evidence for the teacher)."""
+    """The reader signals, and the answer itself (evidence for the teacher)."""
     answer = reader_answer(model, passage, question)
-    lp = key_mean_logprob(model, passage, question, key)
-    prior = key_mean_logprob(model, passage, NEUTRAL_QUESTION, key)
     return {
         "reader_answer": answer,
         "reader_f1": f1_score(answer, key),
-        "reader_key_lp": lp,
-        "reader_key_gain": lp - prior,
+        "reader_key_lp": key_mean_logprob(model, passage, question, key),
     }
