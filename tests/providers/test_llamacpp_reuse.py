@@ -205,3 +205,39 @@ def test_a_reply_needs_a_chat_template_and_real_options(smollm) -> None:
             smollm.reply_logprobs(messages, ["Khartoum"])
     finally:
         smollm.is_chat_model = True
+
+
+def test_a_transient_head_serves_the_next_call_but_is_not_kept(smollm, monkeypatch) -> None:
+    """The question as a Transient head: the reply scored right after the answer reads only
+    the template's tail and the reply, and no state is kept for the question (a passage's
+    state is); the numbers equal a cold start's, bit for bit."""
+    from quizsmith.providers.base import Transient
+
+    messages = reader_chat(QUESTIONS[0])
+    asked = messages[-1].content
+    heads = (PASSAGE, Transient(asked))
+    forget(smollm)
+    cold = smollm.reply_logprobs(messages, ["Khartoum"], reuse_prefix=heads)
+    forget(smollm)
+    smollm.chat(messages, max_tokens=8, reuse_prefix=heads)
+    loaded = smollm._get()
+    assert len(loaded.states) == 1, "the passage's state only"
+    assert loaded.live is not None
+    passage_cut, question_cut = loaded.live[1]
+    evaluated: list[int] = []
+    real_eval = loaded.llm.eval
+    monkeypatch.setattr(loaded.llm, "eval", lambda t: evaluated.append(len(t)) or real_eval(t))
+    decoded_from: list[int] = []
+    real_decode = type(smollm)._decode
+
+    def counting(self, llm, tokens, n_past, logits_from):
+        decoded_from.append(n_past)
+        return real_decode(self, llm, tokens, n_past, logits_from)
+
+    monkeypatch.setattr(type(smollm), "_decode", counting)
+    warm = smollm.reply_logprobs(messages, ["Khartoum"], reuse_prefix=heads)
+    assert evaluated == [], "neither passage nor question read again"
+    # Decoding starts after the question: only the template's tail and the reply are read.
+    assert decoded_from[0] == question_cut > passage_cut + smollm.count_tokens(QUESTIONS[0])
+    assert warm[0].token_logprobs == cold[0].token_logprobs
+    assert len(loaded.states) == 1
