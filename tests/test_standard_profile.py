@@ -125,6 +125,7 @@ def test_the_overall_estimate_on_standard_reads_the_1_5b_reader(standard: Settin
     """The standard model (resources/overall_model_standard.joblib) reads the light models'
     likelihood signals and the 1.5B model's reading of the passage, and says why."""
     from quizsmith.quality.metric import OverallMetric
+    from quizsmith.quality.reader import KEY_UNLIKELY_BELOW
 
     item = _item()
     metric = OverallMetric()
@@ -147,9 +148,13 @@ def test_the_overall_estimate_on_standard_reads_the_1_5b_reader(standard: Settin
     assert flagged.scored and flagged.evidence["signals"]["reader_f1"] == 0.0
     # Read as the reply in the reader's chat, the right key is the likelier one.
     assert flagged.evidence["signals"]["reader_key_lp"] < signals["reader_key_lp"]
-    (flag,) = [f for f in metric.flags(flagged, {}) if f.code == "reader-differs"]
-    # A hint: measured precision 0.59 on all of QGEval, under a warning's 0.6.
-    assert flag.severity == "info" and "evaporation" in flag.message.lower()
+    # The reader answers otherwise and finds "melting" unlikely: a warning (measured out of
+    # fold at 64% on QGEval, bench/reader_flag.py), not the reader-differs hint.
+    codes = [f.code for f in metric.flags(flagged, {})]
+    assert "reader-differs" not in codes
+    (flag,) = [f for f in metric.flags(flagged, {}) if f.code == "reader-rejects-key"]
+    assert flag.severity == "warning" and "evaporation" in flag.message.lower()
+    assert flagged.evidence["signals"]["reader_key_lp"] < KEY_UNLIKELY_BELOW
 
 
 def test_without_its_own_model_the_standard_profile_says_it_uses_the_light_one(
