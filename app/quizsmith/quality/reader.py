@@ -48,17 +48,23 @@ READER_VERSION = 2
 KEY_UNLIKELY_BELOW = -0.62
 
 
-def _reading(passage: str, question: str) -> tuple[list[dict[str, str]], tuple[str, str]]:
+#: What every reader prompt starts with after the system prompt: kept, so that the first
+#: score of an item on a new passage does not read the instructions again (about 40 tokens).
+PASSAGE_LEAD = "Passage: "
+
+
+def _reading(passage: str, question: str) -> tuple[list[dict[str, str]], tuple[str, ...]]:
     """The reader's chat (system prompt, passage, question) and its reusable heads: the
-    passage block, kept for every question, and the whole question, which `reader_answer`
-    reads and `key_mean_logprob` then finds in the cache (Transient: not kept after)."""
-    passage_block = f"Passage: {passage}\n\n"
+    instructions (the same for every passage), the passage block, kept for every question,
+    and the whole question, which `reader_answer` reads and `key_mean_logprob` then finds in
+    the cache (Transient: not kept after)."""
+    passage_block = f"{PASSAGE_LEAD}{passage}\n\n"
     asked = f"{passage_block}Question: {question}"
     messages = [
         {"role": "system", "content": READER_SYSTEM},
         {"role": "user", "content": asked},
     ]
-    return messages, (passage_block, Transient(asked))
+    return messages, (PASSAGE_LEAD, passage_block, Transient(asked))
 
 
 def reader_answer(model: Provider, passage: str, question: str) -> str:
