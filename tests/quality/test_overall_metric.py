@@ -83,8 +83,7 @@ def test_the_reader_flag_is_a_warning_only_where_the_key_is_also_unlikely() -> N
     below the measured cut, a hint above it; no flag when the reader's answer shares a word
     with the key, or when no reader read the item."""
     from quizsmith.metrics.flag_policy import FLAG_POLICY
-    from quizsmith.quality.metric import READER_REJECTS_KEY
-    from quizsmith.quality.reader import KEY_UNLIKELY_BELOW
+    from quizsmith.quality.reader import KEY_UNLIKELY_BELOW, READER_REJECTS_KEY
 
     def read(f1: float, lp: float | None, answer: str | None = "condensation") -> ScoreResult:
         signals = {"reader_f1": f1, "reader_key_lp": lp}

@@ -63,10 +63,9 @@ from quizsmith.quality.overall_model import (  # noqa: F401
     feature_matrix,
     load_active_model,
     metrics_read_by_active_model,
-    reader_version,
     shipped_model_path,
+    signal_versions,
     signals_profile,
-    signals_version,
     user_model_path,
 )
 
@@ -302,8 +301,7 @@ def fit_overall(
             "sklearn": sklearn_version,
         },
         "quizsmith_version": _version(),
-        "signals_version": signals_version(),
-        "reader_version": reader_version(),
+        **signal_versions(),
         "features": list(columns),
         "used_features": list(used),
         "missing_value": MISSING_VALUE,

@@ -38,17 +38,16 @@ from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its b
 from quizsmith.providers.base import Provider
 from quizsmith.quality import type_estimate
 from quizsmith.quality.reader import (
-    KEY_UNLIKELY_BELOW,
+    READER_REJECTS_KEY,
     READER_SIGNALS,
     READER_VERSION,
+    reader_flag,
     reader_signals,
 )
-from quizsmith.quality.signals import SIGNALS, compute_signals
+from quizsmith.quality.signals import SIGNALS, compute_signals, item_fingerprint
 from quizsmith.settings import MULTI_ROLES
 
 #: Bump when a signal's definition changes: cached signals are then computed afresh.
-#: The reader answered otherwise and finds the key unlikely (a warning; `_reader_flag`).
-READER_REJECTS_KEY = "reader-rejects-key"
 SIGNALS_VERSION = 2  # 2: cos_q_key and cos_q_masked
 #: The likelihood signals (every profile) and the reader signals (the standard profile's
 #: model only: None elsewhere, and no light model reads them).
@@ -102,22 +101,6 @@ def _reader(ctx: MetricContext) -> Provider:
         "The quality signals need a model that gives log-probabilities.",
         "Add a local GGUF model (or a server with logprobs) to the solvers role.",
     )
-
-
-def item_fingerprint(item: Item) -> str:
-    """What the signals depend on: passage, stem, key and options."""
-    import hashlib
-    import json
-
-    blob = json.dumps(
-        [
-            item.passage.text if item.passage else "",
-            item.stem,
-            item.key,
-            [o.text for o in item.options],
-        ]
-    )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
 def _fluency_model(ctx: MetricContext) -> Provider | None:
@@ -386,7 +369,7 @@ class OverallMetric(Metric):
             )
         answer = (result.evidence.get("signals_evidence") or {}).get("reader_answer")
         if signals.get("reader_f1") == 0.0 and isinstance(answer, str):
-            found.append(_reader_flag(answer, signals.get("reader_key_lp"), self.name))
+            found.append(reader_flag(answer, signals.get("reader_key_lp"), self.name))
         distractors = result.evidence.get("distractors")
         if isinstance(distractors, int) and (warning := distractor_warning("mcq", distractors)):
             found.append(Flag(ONE_DISTRACTOR, warning, self.name))
@@ -401,25 +384,6 @@ class OverallMetric(Metric):
                 )
             )
         return found
-
-
-def _reader_flag(answer: str, key_lp: Any, metric: str) -> Flag:
-    """The reader answered something else: a warning where it also finds the key unlikely
-    as its reply (measured right often enough, bench/reader_flag.py), else a hint."""
-    quoted = f"\u201c{answer[:80]}\u201d"
-    if isinstance(key_lp, int | float) and key_lp < KEY_UNLIKELY_BELOW:
-        return Flag(
-            READER_REJECTS_KEY,
-            f"A model reading the passage answers {quoted} and finds the key an unlikely "
-            "answer: the question probably asks for something else, or the key is wrong.",
-            metric,
-        )
-    return Flag(
-        "reader-differs",
-        f"A model reading the passage answers {quoted}, which shares no word with the key: "
-        "the question may ask for something else.",
-        metric,
-    )
 
 
 def _current(result: ScoreResult, item: Item, ctx: MetricContext) -> bool:

@@ -137,6 +137,11 @@ def reader_version() -> int:
     return READER_VERSION
 
 
+def signal_versions() -> dict[str, int]:
+    """The versions of the signals a model is fitted on, as its info records them."""
+    return {"signals_version": signals_version(), "reader_version": reader_version()}
+
+
 def feature_matrix(
     rows: Sequence[Mapping[str, float | None]], features: Sequence[str] = FEATURES
 ) -> np.ndarray:

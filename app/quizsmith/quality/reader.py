@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from quizsmith.domain import Flag
 from quizsmith.metrics.squad import f1_score
 from quizsmith.providers.base import Provider, Transient
 
@@ -46,6 +47,8 @@ READER_VERSION = 2
 #: rule was right on 64% [56%, 74%] of the 466 questions it raised out of fold (answer
 #: consistency < 2.5; base rate 26%; recall 39%). Measured for READER_VERSION 2 only.
 KEY_UNLIKELY_BELOW = -0.62
+#: The reader answered otherwise and finds the key unlikely (a warning; `reader_flag`).
+READER_REJECTS_KEY = "reader-rejects-key"
 
 
 #: What every reader prompt starts with after the system prompt: kept, so that the first
@@ -92,3 +95,22 @@ def reader_signals(model: Provider, passage: str, question: str, key: str) -> di
         "reader_f1": f1_score(answer, key),
         "reader_key_lp": key_mean_logprob(model, passage, question, key),
     }
+
+
+def reader_flag(answer: str, key_lp: Any, metric: str) -> Flag:
+    """The reader answered something else: a warning where it also finds the key unlikely
+    as its reply (measured right often enough, bench/reader_flag.py), else a hint."""
+    quoted = f"\u201c{answer[:80]}\u201d"
+    if isinstance(key_lp, int | float) and key_lp < KEY_UNLIKELY_BELOW:
+        return Flag(
+            READER_REJECTS_KEY,
+            f"A model reading the passage answers {quoted} and finds the key an unlikely "
+            "answer: the question probably asks for something else, or the key is wrong.",
+            metric,
+        )
+    return Flag(
+        "reader-differs",
+        f"A model reading the passage answers {quoted}, which shares no word with the key: "
+        "the question may ask for something else.",
+        metric,
+    )

@@ -305,3 +305,19 @@ def compute_signals(
         # model, a non-finite number) is None, which the overall model treats as missing.
         v[name] = value if value is not None and math.isfinite(value) else None
     return out
+
+
+def item_fingerprint(item: Item) -> str:
+    """What the signals depend on: passage, stem, key and options."""
+    import hashlib
+    import json
+
+    blob = json.dumps(
+        [
+            item.passage.text if item.passage else "",
+            item.stem,
+            item.key,
+            [o.text for o in item.options],
+        ]
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
