@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from quizsmith.errors import (
     CapabilityError,
@@ -76,6 +76,15 @@ def physical_cores() -> int:
     if seen:
         return len(seen)
     return max(1, (os.cpu_count() or 2) // 2)
+
+
+class _ChatPrompt(NamedTuple):
+    """A chat prompt as `chat` evaluates it (`LlamaCppProvider._chat_prompt`)."""
+
+    rendered: Any  # llama-cpp-python's ChatFormatterResponse: stop words, stopping criteria
+    tokens: list[int]
+    texts: list[str]  # the reusable heads of the last message
+    heads: list[list[int]]  # their tokens, template pieces before the message included
 
 
 @dataclass
@@ -387,18 +396,10 @@ class LlamaCppProvider(Provider):
                 choice = out["choices"][0]
                 text = choice["message"].get("content") or ""
                 return self._result(out, text, choice, started, json_schema)
-            # What llama-cpp-python's template handler does, with the tokens in our hands, but
-            # the messages' text tokenized as plain text: control-token text in a passage
-            # (<|im_start|>system ...) must not become a real turn (prompt_pieces).
-            rendered = formatter(messages=msgs)
-            add_bos = not rendered.added_special
-            pieces, last_at = split_prompt(lambda m: str(formatter(messages=m).prompt), msgs)
-            tokens = self._piece_tokens(loaded, pieces, add_bos=add_bos)
+            prompt = self._chat_prompt(loaded, formatter, msgs, reuse_prefix)
+            tokens, rendered = prompt.tokens, prompt.rendered
             cuts = [
-                self._piece_prefix_length(
-                    loaded, tokens, [*pieces[:last_at], (h, True)], add_bos=add_bos
-                )
-                for h in (heads if last_at >= 0 else [])
+                max(0, min(common_prefix(head, tokens), len(tokens) - 1)) for head in prompt.heads
             ]
             extra = rendered.stop or []
             stops = [*stop, *([extra] if isinstance(extra, str) else extra)]
@@ -406,7 +407,7 @@ class LlamaCppProvider(Provider):
                 loaded,
                 tokens,
                 cuts,
-                transient=_transient_cuts(heads, cuts),
+                transient=_transient_cuts(prompt.texts, cuts),
                 started=started,
                 max_tokens=max_tokens,
                 temperature=temperature,
@@ -462,10 +463,27 @@ class LlamaCppProvider(Provider):
             formatter = self._formatter(loaded)
             if formatter is None:
                 raise CapabilityError("This model has no chat template.", "")
-            msgs = as_message_dicts(messages)
-            add_bos = not formatter(messages=msgs).added_special
-            pieces, _ = split_prompt(lambda m: str(formatter(messages=m).prompt), msgs)
-            return self._piece_tokens(loaded, pieces, add_bos=add_bos)
+            return self._chat_prompt(loaded, formatter, as_message_dicts(messages), "").tokens
+
+    def _chat_prompt(
+        self, loaded: _Loaded, formatter: Any, msgs: list[dict[str, str]], reuse_prefix: Reusable
+    ) -> _ChatPrompt:
+        """What llama-cpp-python's template handler does, with the tokens in our hands, but
+        the messages' text tokenized as plain text: control-token text in a passage
+        (<|im_start|>system ...) must not become a real turn (prompt_pieces). With it, the
+        tokens of each reusable head of the last message: the template's pieces before that
+        message, then the head as message text."""
+        rendered = formatter(messages=msgs)
+        add_bos = not rendered.added_special
+        pieces, last_at = split_prompt(lambda m: str(formatter(messages=m).prompt), msgs)
+        tokens = self._piece_tokens(loaded, pieces, add_bos=add_bos)
+        last = msgs[-1]["content"] if msgs else ""
+        texts = reusable_heads(last, reuse_prefix) if last_at >= 0 else []
+        heads = [
+            self._piece_tokens(loaded, [*pieces[:last_at], (h, True)], add_bos=add_bos)
+            for h in texts
+        ]
+        return _ChatPrompt(rendered, tokens, texts, heads)
 
     def _piece_tokens(
         self, loaded: _Loaded, pieces: Sequence[Piece], *, add_bos: bool
@@ -477,13 +495,6 @@ class LlamaCppProvider(Provider):
                 bos = add_bos and not tokens
                 tokens += self._tokens(loaded, text, add_bos=bos, special=not is_message)
         return tokens
-
-    def _piece_prefix_length(
-        self, loaded: _Loaded, tokens: Sequence[int], pieces: Sequence[Piece], *, add_bos: bool
-    ) -> int:
-        """As _prefix_length, for a prefix given as pieces."""
-        prefix_tokens = self._piece_tokens(loaded, pieces, add_bos=add_bos)
-        return max(0, min(common_prefix(prefix_tokens, tokens), len(tokens) - 1))
 
     def _prefix_length(
         self, loaded: _Loaded, tokens: Sequence[int], prefix: str, *, add_bos: bool, special: bool
@@ -642,9 +653,8 @@ class LlamaCppProvider(Provider):
             fulls = [self._tokens(loaded, prefix + o, add_bos=True, special=False) for o in options]
             texts = reusable_heads(prefix, reuse_prefix)
             heads = [self._tokens(loaded, text, add_bos=True, special=False) for text in texts]
-            transient = [isinstance(text, Transient) for text in texts]
             return self._score_options(
-                loaded, options, prefix_tokens, fulls, heads, transient, strategy
+                loaded, options, prefix_tokens, fulls, heads, texts, strategy
             )
 
     def reply_logprobs(
@@ -668,21 +678,14 @@ class LlamaCppProvider(Provider):
                     f"{self.info.label()} has no chat template, so a reply cannot be scored.",
                     "Choose an instruct model with a chat template for this role.",
                 )
-            msgs = as_message_dicts(messages)
-            add_bos = not formatter(messages=msgs).added_special
-            pieces, last_at = split_prompt(lambda m: str(formatter(messages=m).prompt), msgs)
-            prompt = self._piece_tokens(loaded, pieces, add_bos=add_bos)
-            last = msgs[-1]["content"] if msgs else ""
-            texts = reusable_heads(last, reuse_prefix) if last_at >= 0 else []
-            heads = [
-                self._piece_tokens(loaded, [*pieces[:last_at], (h, True)], add_bos=add_bos)
-                for h in texts
-            ]
-            transient = [isinstance(text, Transient) for text in texts]
+            prompt = self._chat_prompt(loaded, formatter, as_message_dicts(messages), reuse_prefix)
             fulls = [
-                prompt + self._tokens(loaded, o, add_bos=False, special=False) for o in options
+                prompt.tokens + self._tokens(loaded, o, add_bos=False, special=False)
+                for o in options
             ]
-            return self._score_options(loaded, options, prompt, fulls, heads, transient, "reuse")
+            return self._score_options(
+                loaded, options, prompt.tokens, fulls, prompt.heads, prompt.texts, "reuse"
+            )
 
     def _score_options(
         self,
@@ -691,12 +694,12 @@ class LlamaCppProvider(Provider):
         prefix_tokens: list[int],
         fulls: list[list[int]],
         heads: Sequence[Sequence[int]],
-        transient_heads: Sequence[bool],
+        head_texts: Sequence[str],
         strategy: str,
     ) -> list[OptionLogprob]:
         """option_logprobs on tokens: `fulls` are the prompt with each option, `heads` the
         token prefixes whose state is kept (see option_logprobs), or only used while in the
-        cache where `transient_heads` says so."""
+        cache where their text in `head_texts` is Transient."""
         llm = loaded.llm
         longest = max(len(f) for f in fulls)
         if longest > loaded.n_ctx:
@@ -710,7 +713,7 @@ class LlamaCppProvider(Provider):
         shared = min(starts)
         # At least one shared token after a head: its logits predict the first option token.
         cuts = [min([common_prefix(head, f) for f in fulls] + [shared - 1]) for head in heads]
-        transient = frozenset(c for c, t in zip(cuts, transient_heads, strict=True) if t)
+        transient = _transient_cuts(head_texts, cuts)
         # The same options after the same prompt, evaluated in the same pieces, give the
         # same numbers bit for bit (tests/providers/test_llamacpp_reuse.py): remembered,
         # so a live re-score (NACo's answer and the overall estimate's signals rank the

@@ -125,21 +125,12 @@ def metrics_read_by_active_model(profile: str | None = None) -> frozenset[str] |
     return metrics_read(used)
 
 
-def signals_version() -> int:
-    from quizsmith.quality.metric import SIGNALS_VERSION
-
-    return SIGNALS_VERSION
-
-
-def reader_version() -> int:
-    from quizsmith.quality.reader import READER_VERSION
-
-    return READER_VERSION
-
-
 def signal_versions() -> dict[str, int]:
     """The versions of the signals a model is fitted on, as its info records them."""
-    return {"signals_version": signals_version(), "reader_version": reader_version()}
+    from quizsmith.quality.metric import SIGNALS_VERSION
+    from quizsmith.quality.reader import READER_VERSION
+
+    return {"signals_version": SIGNALS_VERSION, "reader_version": READER_VERSION}
 
 
 def feature_matrix(
@@ -207,25 +198,26 @@ class OverallModel:
                 f"({', '.join(unknown) or 'none listed'}).",
                 "Fit it again with `quizsmith eval ... --fit` or `quizsmith refit`.",
             )
-        fitted_signals = blob.get("info", {}).get("signals_version")
-        uses_signals = any(f.startswith("sig.") for f in blob["used"])
-        if uses_signals and fitted_signals != signals_version():
-            raise QuizsmithError(
-                f"{target} was fitted on version {fitted_signals} of the quality signals; this "
-                f"Quizsmith computes version {signals_version()}.",
-                "Fit it again (`quizsmith refit`, or bench/judgement.py --ship for the shipped "
-                "model).",
-            )
-        # Saved before the reader had versions: the first form (quality/reader.py).
-        fitted_reader = blob.get("info", {}).get("reader_version", 1)
-        uses_reader = any(f.startswith("sig.reader_") for f in blob["used"])
-        if uses_reader and fitted_reader != reader_version():
-            raise QuizsmithError(
-                f"{target} was fitted on version {fitted_reader} of the reader signals; this "
-                f"Quizsmith computes version {reader_version()}.",
-                "Fit it again (`quizsmith refit`, or bench/standard_reader.py --report --ship "
-                "for the shipped model).",
-            )
+        # A model reading signals of another version than this Quizsmith computes is refused.
+        # (A model saved before the reader had versions read its first form: 1.)
+        info = blob.get("info", {})
+        for key, features, what, default, ship in (
+            ("signals_version", "sig.", "quality", None, "bench/judgement.py --ship"),
+            (
+                "reader_version",
+                "sig.reader_",
+                "reader",
+                1,
+                "bench/standard_reader.py --report --ship",
+            ),
+        ):
+            fitted, current = info.get(key, default), signal_versions()[key]
+            if fitted != current and any(f.startswith(features) for f in blob["used"]):
+                raise QuizsmithError(
+                    f"{target} was fitted on version {fitted} of the {what} signals; this "
+                    f"Quizsmith computes version {current}.",
+                    f"Fit it again (`quizsmith refit`, or {ship} for the shipped model).",
+                )
         return cls(
             blob["estimator"],
             tuple(blob["used"]),
