@@ -16,7 +16,7 @@ from quizsmith.generation.target_words import STOPWORDS
 from quizsmith.metrics.overlap import porter_stemmer
 from quizsmith.metrics.profiles import choose_profile
 from quizsmith.metrics.squad import normalize_answer
-from quizsmith.providers.base import Provider
+from quizsmith.providers.base import Provider, Transient
 from quizsmith.settings import Settings
 
 MAX_STEM_WORDS = 40
@@ -48,13 +48,16 @@ def write_stem(
 ) -> Written:
     try:
         if profile == "chat":
+            messages = prompts.stem_chat(fact, answer, difficulty)
             result = provider.chat(
-                prompts.stem_chat(fact, answer, difficulty),
+                messages,
                 max_tokens=120,
                 temperature=temperature,
                 seed=seed,
                 json_schema=prompts.STEM_SCHEMA,
-                reuse_prefix="Fact:\n",  # the system message and template before it
+                # The system message and template before the fact are kept; the whole request
+                # serves the target's next attempts, which ask the same with another seed.
+                reuse_prefix=("Fact:\n", Transient(messages[-1]["content"])),
             )
             raw = result.text
             # An unconstrained backend (Anthropic, a server ignoring response_format) may
@@ -69,7 +72,8 @@ def write_stem(
                 temperature=temperature,
                 seed=seed,
                 stop=["\n"],
-                reuse_prefix=shots_of(prompt, "Fact: "),
+                # As above: the worked examples are kept, the fact serves the next attempts.
+                reuse_prefix=(shots_of(prompt, "Fact: "), Transient(shots_of(prompt, "Question:"))),
             )
             raw = stem = result.text
     except OutputParseError as exc:
