@@ -407,6 +407,10 @@ def test_placeholder_names_the_passage_never_mentions_are_dropped() -> None:
         ("John Smith", True),
         ("jane doe", True),
         ("Tom Brown", True),
+        ("Mike", True),  # a short form alone (offered for Creon's part)
+        ("Tom", True),
+        ("Peter", False),  # a full given name alone may be a real answer (an apostle)
+        ("Percy", False),
         ("John Smith Jr", False),  # three words: not the two-word placeholder
         ("John Adams", False),  # the surname is not a placeholder's
         ("Warũhiũ Itote", False),
@@ -421,6 +425,7 @@ def test_a_common_name_the_passage_mentions_is_a_real_person() -> None:
     passage = "Captain John Smith led the settlers at Jamestown in 1607."
     assert not invented_name("John Smith", passage)
     assert invented_name("Mary Jones", passage)
+    assert not invented_name("Tom", "Tom and Huck float down the Mississippi.")
 
 
 def test_without_the_passage_no_name_is_called_invented() -> None:

@@ -108,10 +108,46 @@ _SURNAMES = frozenset(
 )
 
 
+#: Informal short forms of given names. Alone, one is a placeholder too: for "who is trying to
+#: stop Antigone ...?" (key Creon) the 1.5B model offered "Percy", "Tom" and "Mike"
+#: (bench/results/generation-readings-6f607a1.txt). Full given names alone are not dropped:
+#: "Peter", "Paul" and "Thomas" are real answers where the topic is the apostles.
+_SHORT_FORMS = frozenset(
+    [
+        "tom",
+        "mike",
+        "bob",
+        "jim",
+        "jake",
+        "ben",
+        "sam",
+        "alex",
+        "chris",
+        "kate",
+        "joe",
+        "dave",
+        "steve",
+        "nick",
+        "tim",
+        "dan",
+        "matt",
+        "andy",
+        "bill",
+        "jenny",
+        "katie",
+        "sue",
+        "liz",
+    ]
+)
+
+
 def invented_name(candidate: str, passage: str) -> bool:
-    """True for a two-word name of a common given name and a common surname that the passage
-    never mentions: the model's placeholder, not a person of the topic."""
+    """True for the model's placeholder, not a person of the topic, where the passage never
+    mentions it: a two-word name of a common given name and a common surname ("John Smith"),
+    or an informal short form alone ("Mike")."""
     words = normalize_answer(candidate).split()
-    if len(words) != 2 or words[0] not in _GIVEN or words[1] not in _SURNAMES:
+    two_word = len(words) == 2 and words[0] in _GIVEN and words[1] in _SURNAMES
+    short_form = len(words) == 1 and words[0] in _SHORT_FORMS
+    if not (two_word or short_form):
         return False
     return f" {' '.join(words)} " not in f" {normalize_answer(passage)} "
