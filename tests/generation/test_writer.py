@@ -83,6 +83,17 @@ def test_wh_word_must_fit_the_key() -> None:
     assert writer.stem_problem("How many books does the library hold?", "3 million", fact) == ""
 
 
+def test_a_year_question_needs_a_year_as_its_key() -> None:
+    # "October 1999" would be right too: the key names a month within the year asked for.
+    fact = "In August 1999, ABC premiered Who Wants to Be a Millionaire."
+    asked = "In which year was Who Wants to Be a Millionaire first aired on ABC?"
+    assert "a date within one" in writer.stem_problem(asked, "August 1999", fact)
+    assert writer.stem_problem(asked, "1999", fact) == ""
+    assert writer.stem_problem("When did ABC premiere the show?", "August 1999", fact) == ""
+    in_month = "In which month and year did ABC premiere the show?"
+    assert writer.stem_problem(in_month, "August 1999", fact) == ""
+
+
 @pytest.mark.parametrize(
     ("fact", "answer"),
     [
@@ -117,6 +128,13 @@ def test_no_rule_made_question_after_a_determiner_or_there_are(fact: str, answer
             "The mural was designed by the artist who?",
         ),
         ("It was founded on 14 July 1789.", "14 July 1789", "It was founded on what date?"),
+        # A month of a year is asked as one ("in what date" reads badly); a day reads "on".
+        (
+            "ABC premiered the show in August 1999 with Regis Philbin.",
+            "August 1999",
+            "ABC premiered the show in what month and year with Regis Philbin?",
+        ),
+        ("It reopened in 15 January 1954.", "15 January 1954", "It reopened on what date?"),
         (
             "Photosynthesis takes place in the chloroplasts, which contain chlorophyll.",
             "the chloroplasts",
