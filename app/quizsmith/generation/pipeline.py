@@ -32,7 +32,6 @@ from quizsmith.jobs import CancelToken, Progress
 from quizsmith.metrics.base import MetricContext
 from quizsmith.providers.base import Provider
 from quizsmith.providers.manager import provider_for_role
-from quizsmith.quality.reader import READER_REJECTS_KEY
 from quizsmith.settings import Settings
 from quizsmith.text import PassageError, check_passage
 
@@ -47,16 +46,9 @@ TYPE_NAMES = {
 #: Spare targets beyond n: a target whose candidates all fail the checks is replaced by the
 #: next one instead of leaving the quiz short.
 SPARE_TARGETS = 2.0
-#: The warnings that set an item aside while spare facts remain (it fills the quiz only if they
-#: give nothing better), each with what the teacher is told: the overall estimate rates it low
-#: (quality/metric.py), or the standard profile's reader answers its question otherwise and
-#: finds its key unlikely (quality/reader.py). Of the standard profile's generated items with
-#: the reader's warning, none read usable in two bench runs (9 items: 4 bad, 5 needing a fix;
-#: docs/generation.md).
-SET_ASIDE_FLAGS = {
-    "low-overall": "the overall estimate rates its best question low",
-    READER_REJECTS_KEY: "the reader answers its best question otherwise",
-}
+#: The flag of an item the overall estimate rates low (quality/metric.py): such an item is set
+#: aside while spare facts remain, and fills the quiz only if they give nothing better.
+LOW_ESTIMATE_FLAG = "low-overall"
 #: Only this much of a long passage goes to the key-concept prompt (tiny context windows).
 CONCEPT_PROMPT_CHARS = 2500
 #: Where writing a ranked item's candidates ends and scoring them begins, and where scoring
@@ -182,14 +174,13 @@ def generate_items(
                 scoring = score_kept(best, metric_ctx, label)
                 yield from _spread(scoring, runs, done, n, RANKED_SHARE, 1.0)
             best.alternatives = alternatives
-            why = _set_aside_reason(best)
-            if why and index + 1 < len(targets):
+            if _rated_low(best) and index + 1 < len(targets):
                 # Measured on the standard profile (docs/generation.md): most items the
                 # estimate flags are unusable, and a spare fact often gives a usable one.
                 set_aside.append(best)
                 result.dropped.append(
-                    f"{target.answer!r}: set aside, {why} ({best.stem!r}); a spare fact was "
-                    "tried instead"
+                    f"{target.answer!r}: set aside, the overall estimate rates its best "
+                    f"question low ({best.stem!r}); a spare fact was tried instead"
                 )
                 continue
             result.items.append(best)
@@ -302,9 +293,8 @@ def _qa(settings: Settings, result: GenerationResult) -> Provider | None:
     return qa
 
 
-def _set_aside_reason(item: Item) -> str:
-    """Why the item waits for the spare facts ("" when it need not)."""
-    return next((SET_ASIDE_FLAGS[f.code] for f in item.flags if f.code in SET_ASIDE_FLAGS), "")
+def _rated_low(item: Item) -> bool:
+    return any(flag.code == LOW_ESTIMATE_FLAG for flag in item.flags)
 
 
 def _unique(values: object) -> list[str]:
