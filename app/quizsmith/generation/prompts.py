@@ -16,7 +16,7 @@ from typing import Any, Final
 from quizsmith.generation.distractor_kinds import indefinite_article
 from quizsmith.prompt_fence import FENCE_NOTE, fence
 
-PROMPT_VERSION: Final = "gen-2026.11-3"
+PROMPT_VERSION: Final = "gen-2026.11-2"
 
 DIFFICULTY_HINTS: Final = {
     "recall": "The question asks the student to recall the fact as stated.",
@@ -152,31 +152,26 @@ def distractors_fewshot(question: str, answer: str) -> str:
 def distractors_chat(
     question: str, answer: str, fact: str, kind: str | None = None
 ) -> list[dict[str, str]]:
-    # The instructions are the system message, the same for every target, so a local model
-    # keeps their state and reads only the source, question and answer per target (before
-    # gen-2026.11-3 they followed them and were read again for every target).
     # The kind the question names ("Which playwright ..."), said outright: the same kind "as
     # the correct answer" alone let the play's characters in (docs/generation.md).
     asks = ""
     if kind:
         article = indefinite_article(kind)
-        asks = f"\n\nThe question asks for {article} {kind}: every wrong answer must be one."
+        asks = f"The question asks for {article} {kind}: every wrong answer must be one. "
     return [
         {
             "role": "system",
-            "content": "You write answer options for multiple-choice quizzes. For the source, "
-            "question and correct answer you are given, write five wrong answers that a student "
-            "who did not learn the fact might choose: the same kind of thing as the correct "
-            "answer (a year for a year, a person for a person), similar length, clearly false "
-            "according to the source. "
-            # The 1.5B model offered "John Doe", "Jane Smith" for any person it did not know.
-            "Use real names, never placeholders such as John Doe. "
-            f'Reply as JSON with the key "wrong_answers". {FENCE_NOTE}',
+            "content": f"You write answer options for multiple-choice quizzes. {FENCE_NOTE}",
         },
         {
             "role": "user",
             "content": f"Source:\n{fence(fact)}\nQuestion: {question}\nCorrect answer: "
-            f"{answer}{asks}",
+            f"{answer}\n\n{asks}Write five wrong answers that a student who did not learn the fact "
+            "might choose: the same kind of thing as the correct answer (a year for a year, a "
+            "person for a person), similar length, clearly false according to the source. "
+            # The 1.5B model offered "John Doe", "Jane Smith" for any person it did not know.
+            "Use real names, never placeholders such as John Doe. "
+            'Reply as JSON with the key "wrong_answers".',
         },
     ]
 
