@@ -13,14 +13,16 @@ through the same checks (`writer.stem_problem`). The printout is read by hand
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 from generation import passages
 from quizsmith.generation import pipeline, prompts, writer
 from quizsmith.generation.api import GenerationRequest
 from quizsmith.generation.sentences import split_sentences
+from quizsmith.generation.targets import Target
 from quizsmith.jobs import CancelToken
 from quizsmith.prompt_fence import FENCE_NOTE, fence
-from quizsmith.providers.base import Transient
+from quizsmith.providers.base import Provider, Transient
 from quizsmith.providers.manager import provider_for_role
 from quizsmith.settings import Settings
 
@@ -61,15 +63,24 @@ def with_passage(passage: str, fact: str, answer: str) -> tuple[list[dict[str, s
     return messages, ("Passage:\n", head, Transient(user))
 
 
-def main() -> None:
-    settings = Settings(n_threads=2, profile="standard")
-    generator = provider_for_role("generator", settings)
+def first_facts(generator: Provider) -> Iterator[tuple[str, list[Target]]]:
+    """(passage name, its first FACTS_PER_PASSAGE targets) for each generation-bench passage,
+    found as `generate_items` finds them."""
     for name, text in passages():
         request = GenerationRequest(n=5, types=("mcq",))
         sentences = split_sentences(text)
         targets = pipeline._targets(text, sentences, request, generator, "chat", CancelToken())
+        yield name, targets[:FACTS_PER_PASSAGE]
+
+
+def main() -> None:
+    settings = Settings(n_threads=2, profile="standard")
+    generator = provider_for_role("generator", settings)
+    texts = dict(passages())
+    for name, targets in first_facts(generator):
+        text = texts[name]
         print("=====", name, len(targets), flush=True)
-        for target in targets[:FACTS_PER_PASSAGE]:
+        for target in targets:
             fact, answer = target.fact, target.answer
             print("FACT:", fact[:160], "| ANSWER:", answer)
             started = time.perf_counter()

@@ -23,17 +23,13 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-from generation import passages
-from quizsmith.generation import pipeline, prompts, writer
-from quizsmith.generation.api import GenerationRequest
-from quizsmith.generation.sentences import split_sentences
-from quizsmith.jobs import CancelToken
+from quizsmith.generation import prompts, writer
 from quizsmith.prompt_fence import FENCE_NOTE, fence
 from quizsmith.providers.base import Transient
 from quizsmith.providers.manager import provider_for_role
 from quizsmith.settings import Settings
+from stem_context import first_facts
 
-FACTS_PER_PASSAGE = 8
 SYSTEM = f"You write clear quiz questions for school students. {FENCE_NOTE}"
 ASK = (
     "Write one question about the fact below whose correct answer is exactly the answer "
@@ -75,12 +71,7 @@ VARIANTS: dict[str, Callable[[str, str], Prompt]] = {
 def main() -> None:
     settings = Settings(n_threads=2, profile="standard")
     generator = provider_for_role("generator", settings)
-    facts: list[tuple[str, str]] = []
-    for _, text in passages():
-        request = GenerationRequest(n=5, types=("mcq",))
-        sentences = split_sentences(text)
-        targets = pipeline._targets(text, sentences, request, generator, "chat", CancelToken())
-        facts += [(t.fact, t.answer) for t in targets[:FACTS_PER_PASSAGE]]
+    facts = [(t.fact, t.answer) for _, targets in first_facts(generator) for t in targets]
     for name in sys.argv[1:] or list(VARIANTS):
         passed, reasons, started = 0, Counter[str](), time.perf_counter()
         for fact, answer in facts:

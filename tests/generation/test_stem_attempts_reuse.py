@@ -7,18 +7,12 @@ from __future__ import annotations
 import pytest
 
 from quizsmith.generation import writer
+from quizsmith.providers.llamacpp import forget_kept_state
 
 pytestmark = pytest.mark.slow
 
 FACT = "The Aswan High Dam, completed in 1970, controls the annual flood of the Nile."
 ANSWER = "1970"
-
-
-def forget(provider) -> None:
-    loaded = provider._get()
-    loaded.states.clear()
-    loaded.memo.clear()
-    loaded.live = None
 
 
 def attempt(provider, profile: str, seed: int):
@@ -29,9 +23,9 @@ def attempt(provider, profile: str, seed: int):
 
 @pytest.mark.parametrize("profile", ["chat", "fewshot"])
 def test_later_attempts_read_only_the_prompts_tail(smollm, profile, monkeypatch) -> None:
-    forget(smollm)
+    forget_kept_state()
     cold = attempt(smollm, profile, seed=2)
-    forget(smollm)
+    forget_kept_state()
     attempt(smollm, profile, seed=1)
     loaded = smollm._get()
     evaluated: list[int] = []

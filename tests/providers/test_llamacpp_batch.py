@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from quizsmith.errors import ProviderError
-from quizsmith.providers.llamacpp import OPTION_SEQUENCES, LlamaCppProvider
+from quizsmith.providers.llamacpp import OPTION_SEQUENCES, LlamaCppProvider, forget_kept_state
 
 pytestmark = pytest.mark.slow
 
@@ -43,13 +43,6 @@ def gemma(gemma: LlamaCppProvider) -> LlamaCppProvider:
     return batching(gemma)
 
 
-def forget(provider) -> None:
-    loaded = provider._get()
-    loaded.states.clear()
-    loaded.memo.clear()
-    loaded.live = None
-
-
 def paths_taken(provider) -> set[str]:
     """Which scoring path the remembered option scores came from (the memo key's last part)."""
     return {key[-1] for key in provider._get().memo if key[0] == "option_logprobs"}
@@ -62,7 +55,7 @@ def logprobs(results) -> list[tuple[float, ...]]:
 @pytest.mark.parametrize("fixture", ["smollm", "gemma"])
 def test_batched_scores_do_not_depend_on_what_ran_before(fixture, request) -> None:
     provider = request.getfixturevalue(fixture)
-    forget(provider)
+    forget_kept_state()
     cold = provider.option_logprobs(QUESTION, OPTIONS, reuse_prefix=READING)
     assert paths_taken(provider) == {"batched"}
     scratch = provider.option_logprobs(QUESTION, OPTIONS, strategy="scratch", reuse_prefix=READING)
@@ -74,7 +67,7 @@ def test_batched_scores_do_not_depend_on_what_ran_before(fixture, request) -> No
         lambda: provider.option_logprobs(OTHER, [" 1970", " 1902", " 6,650"], reuse_prefix=READING),
         lambda: provider.complete("Unrelated text that empties the cache.", max_tokens=4),
         lambda: provider.option_logprobs(QUESTION, OPTIONS[::-1], reuse_prefix=READING),
-        lambda: forget(provider),
+        lambda: forget_kept_state(),
     ):
         before()
         loaded.memo.clear()
@@ -90,7 +83,7 @@ def test_batched_scores_do_not_depend_on_what_ran_before(fixture, request) -> No
 @pytest.mark.parametrize("fixture", ["smollm", "gemma"])
 def test_batched_close_to_sequential_with_the_same_best_option(fixture, request) -> None:
     provider = request.getfixturevalue(fixture)
-    forget(provider)
+    forget_kept_state()
     batched = provider.option_logprobs(QUESTION, OPTIONS, reuse_prefix=READING)
     sequential = provider.option_logprobs(
         QUESTION, OPTIONS, strategy="sequential", reuse_prefix=READING
@@ -109,7 +102,7 @@ def test_batched_close_to_sequential_with_the_same_best_option(fixture, request)
 
 
 def test_options_of_one_token_and_of_many(smollm) -> None:
-    forget(smollm)
+    forget_kept_state()
     long = " the warm blue waters of the Mediterranean Sea, past Alexandria and the delta"
     options = [" A", long, " Rome"]
     batched = smollm.option_logprobs(QUESTION, options, reuse_prefix=READING)
@@ -131,7 +124,7 @@ def test_options_of_one_token_and_of_many(smollm) -> None:
 
 
 def test_more_options_than_sequences_are_scored_one_after_another(smollm) -> None:
-    forget(smollm)
+    forget_kept_state()
     many = [f" option number {i}" for i in range(OPTION_SEQUENCES)]  # one more than fits
     scored = smollm.option_logprobs(QUESTION, many, reuse_prefix=READING)
     assert paths_taken(smollm) == {"sequential"}
@@ -170,7 +163,7 @@ def test_batching_is_off_by_default(smollm) -> None:
 
     twin = provider_for("smollm2-135m-instruct", Settings())
     assert isinstance(twin, LlamaCppProvider) and not twin.batch_options
-    forget(twin)
+    forget_kept_state()
     off = twin.option_logprobs(QUESTION, OPTIONS, reuse_prefix=READING)
     assert paths_taken(twin) == {"sequential"}
     assert logprobs(off) == logprobs(
@@ -181,7 +174,7 @@ def test_batching_is_off_by_default(smollm) -> None:
 def test_only_the_prefix_sequence_is_left_behind(smollm) -> None:
     from llama_cpp import llama_cpp as lib
 
-    forget(smollm)
+    forget_kept_state()
     smollm.option_logprobs(QUESTION, OPTIONS, reuse_prefix=READING)
     memory = smollm._get().llm._ctx.memory
     assert lib.llama_memory_seq_pos_max(memory, 0) >= 0

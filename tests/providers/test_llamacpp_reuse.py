@@ -8,6 +8,7 @@ import pytest
 
 from quizsmith.errors import ProviderError
 from quizsmith.providers import Message
+from quizsmith.providers.llamacpp import forget_kept_state
 
 pytestmark = pytest.mark.slow
 
@@ -26,14 +27,6 @@ QUESTIONS = [
 OPTIONS = [" the Mediterranean Sea", " the Red Sea", " Khartoum", " 1970"]
 
 
-def forget(provider) -> None:
-    """An empty cache and no kept states or remembered answers: a cold start."""
-    loaded = provider._get()
-    loaded.states.clear()
-    loaded.memo.clear()
-    loaded.live = None
-
-
 def prompt(question: str) -> str:
     return f"{INSTRUCTIONS}{PASSAGE}Question: {question}\nAnswer:"
 
@@ -46,7 +39,7 @@ def test_completion_with_a_kept_passage_equals_a_cold_one(fixture, request) -> N
     provider = request.getfixturevalue(fixture)
     cold = {}
     for q in QUESTIONS:
-        forget(provider)
+        forget_kept_state()
         cold[q] = provider.complete(prompt(q), max_tokens=24, reuse_prefix=READING)
     loaded = provider._get()
     assert loaded.live is not None and len(loaded.live[1]) == 2, "both pieces were cut"
@@ -64,7 +57,7 @@ def test_completion_with_a_kept_passage_equals_a_cold_one(fixture, request) -> N
 
 
 def test_chat_keeps_the_passage_inside_the_template(smollm) -> None:
-    forget(smollm)
+    forget_kept_state()
     messages = [Message("user", prompt(QUESTIONS[0]))]
     cold = smollm.chat(messages, max_tokens=24, reuse_prefix=READING)
     loaded = smollm._get()
@@ -80,7 +73,7 @@ def test_chat_keeps_the_passage_inside_the_template(smollm) -> None:
 def test_answers_do_not_depend_on_the_call_before(gemma) -> None:
     # Without named prefixes every call starts from an empty cache: llama-cpp-python's own
     # prefix matching would evaluate the same prompt in other batches after another call.
-    forget(gemma)
+    forget_kept_state()
     alone = gemma.complete(prompt(QUESTIONS[1]), max_tokens=24).text
     gemma.complete(prompt(QUESTIONS[0]), max_tokens=24)
     gemma._get().memo.clear()
@@ -90,7 +83,7 @@ def test_answers_do_not_depend_on_the_call_before(gemma) -> None:
 @pytest.mark.parametrize("fixture", ["smollm", "gemma"])
 def test_option_scores_with_kept_reading_equal_from_scratch(fixture, request) -> None:
     provider = request.getfixturevalue(fixture)
-    forget(provider)
+    forget_kept_state()
     text = prompt(QUESTIONS[0])
     cold = provider.option_logprobs(text, OPTIONS, reuse_prefix=READING)
     scratch = provider.option_logprobs(text, OPTIONS, strategy="scratch", reuse_prefix=READING)
@@ -106,10 +99,10 @@ def test_option_scores_with_kept_reading_equal_from_scratch(fixture, request) ->
 def test_an_edited_option_set_decodes_only_the_new_option(fixture, request, monkeypatch) -> None:
     provider = request.getfixturevalue(fixture)
     text = prompt(QUESTIONS[0])
-    forget(provider)
+    forget_kept_state()
     cold = {o.option: o.token_logprobs for o in provider.option_logprobs(text, OPTIONS)}
     # The same options in another order, from a cold start: the same numbers, bit for bit.
-    forget(provider)
+    forget_kept_state()
     reordered = provider.option_logprobs(text, OPTIONS[::-1])
     assert all(o.token_logprobs == cold[o.option] for o in reordered)
     decoded: list[int] = []
@@ -130,7 +123,7 @@ def test_an_edited_option_set_decodes_only_the_new_option(fixture, request, monk
 
 
 def test_remembered_answer_only_for_deterministic_calls(gemma) -> None:
-    forget(gemma)
+    forget_kept_state()
     first = gemma.complete(prompt(QUESTIONS[2]), max_tokens=16)
     again = gemma.complete(prompt(QUESTIONS[2]), max_tokens=16)
     assert again.text == first.text and len(gemma._get().memo) == 1
@@ -167,11 +160,11 @@ def test_a_scored_reply_reuses_the_passage_the_chat_read(smollm, monkeypatch) ->
     """reply_logprobs evaluates the prompt `chat` evaluates, cut where `chat` cuts it: after
     a chat about the passage only the question and the replies are read again, and the
     numbers equal those of a cold start bit for bit."""
-    forget(smollm)
+    forget_kept_state()
     messages = reader_chat(QUESTIONS[0])
     replies = ["the Mediterranean Sea", "Khartoum"]
     cold = smollm.reply_logprobs(messages, replies, reuse_prefix=PASSAGE)
-    forget(smollm)
+    forget_kept_state()
     smollm.chat(reader_chat(QUESTIONS[1]), max_tokens=8, reuse_prefix=PASSAGE)
     loaded = smollm._get()
     evaluated: list[int] = []
@@ -216,9 +209,9 @@ def test_a_transient_head_serves_the_next_call_but_is_not_kept(smollm, monkeypat
     messages = reader_chat(QUESTIONS[0])
     asked = messages[-1].content
     heads = (PASSAGE, Transient(asked))
-    forget(smollm)
+    forget_kept_state()
     cold = smollm.reply_logprobs(messages, ["Khartoum"], reuse_prefix=heads)
-    forget(smollm)
+    forget_kept_state()
     smollm.chat(messages, max_tokens=8, reuse_prefix=heads)
     loaded = smollm._get()
     assert len(loaded.states) == 1, "the passage's state only"

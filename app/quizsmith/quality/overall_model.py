@@ -200,7 +200,7 @@ class OverallModel:
             )
         # A model reading signals of another version than this Quizsmith computes is refused.
         # (A model saved before the reader had versions read its first form: 1.)
-        info = blob.get("info", {})
+        info, versions = blob.get("info", {}), signal_versions()
         for key, features, what, default, ship in (
             ("signals_version", "sig.", "quality", None, "bench/judgement.py --ship"),
             (
@@ -211,7 +211,7 @@ class OverallModel:
                 "bench/standard_reader.py --report --ship",
             ),
         ):
-            fitted, current = info.get(key, default), signal_versions()[key]
+            fitted, current = info.get(key, default), versions[key]
             if fitted != current and any(f.startswith(features) for f in blob["used"]):
                 raise QuizsmithError(
                     f"{target} was fitted on version {fitted} of the {what} signals; this "
