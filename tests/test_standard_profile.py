@@ -129,8 +129,12 @@ def test_the_overall_estimate_on_standard_reads_the_1_5b_reader(standard: Settin
 
     item = _item()
     metric = OverallMetric()
-    result = metric.score(item, MetricContext(settings=standard))
+    heard: list[str] = []
+    listening = MetricContext(settings=standard, report_part=lambda m, text: heard.append(text))
+    result = metric.score(item, listening)
     assert result.scored, result.not_scored_reason
+    # A live chip heard the quick estimate (quality/quick_estimate.py) before the full one.
+    assert len(heard) == 1 and heard[0].startswith("quick estimate ≈"), heard
     assert result.model_config["profile"] == "standard"
     assert result.model_config["signals_from"] == "standard"
     assert "note" not in result.evidence

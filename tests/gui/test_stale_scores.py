@@ -175,7 +175,8 @@ def test_a_finished_part_shows_on_the_chip_until_the_score_comes(
     window: Any, qtbot: Any, bank: ItemBank, sample: dict[str, int], length_metric: Any
 ) -> None:
     """Issue 16: a metric with several slow parts (NACo) says how far it got; the chip shows
-    that text, never a number, until the whole metric is done."""
+    that text, greyed and never as the metric's score, until the whole metric is done (the
+    standard profile's overall estimate says its quick estimate this way, issue 26)."""
     editor = window.editor
     editor.live_metrics = [LengthMetric.name]
     LengthMetric.part = "halfway there"
@@ -185,6 +186,8 @@ def test_a_finished_part_shows_on_the_chip_until_the_score_comes(
     editor.rescore_now()
     chip = editor.chips.labels[LengthMetric.name]
     qtbot.waitUntil(lambda: "… halfway there" in chip.text(), timeout=60_000)
+    assert chip.property("level") == "none"
+    assert chip.toolTip() == "Scoring the edited item… So far: halfway there."
     qtbot.waitUntil(lambda: "halfway" not in chip.text(), timeout=60_000)
     assert chip.text() == f"LEN {len(NEW_STEM) / 100:.2f}"
     assert not editor._parts

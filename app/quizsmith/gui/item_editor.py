@@ -132,7 +132,7 @@ class ChipRow(QWidget):
             elif metric in pending:
                 part = (parts or {}).get(metric)
                 text, level = (f"… {part}" if part else "…"), "none"
-                tip = "Scoring the edited item…"
+                tip = "Scoring the edited item…" + (f" So far: {part}." if part else "")
             else:
                 chip = chip_for(item, metric, settings)
                 text, level, tip = chip.text, chip.level, chip.tooltip

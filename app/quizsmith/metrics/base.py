@@ -64,12 +64,14 @@ class MetricContext:
     #: Providers by model reference, for tests or callers that built them already.
     overrides: dict[str, Provider] = field(default_factory=dict)
     #: Receives (metric, text) when a metric with several slow parts finishes one (NACo's
-    #: verdict, then its answer), so a live chip can say how far it got (issue 16). Called
+    #: verdict, then its answer; the overall estimate's quick estimate on the standard
+    #: profile), so a live chip can say how far it got (issues 16, 26). Called
     #: on the thread that runs the metric; None: nobody listens.
     report_part: Callable[[str, str], None] | None = None
 
     def part(self, metric: str, text: str) -> None:
-        """Say that a part of `metric` finished (what it found, a few words; not a score)."""
+        """Say that a part of `metric` finished (what it found, a few words; a number only
+        when the words say what kind it is: "quick estimate ≈72%")."""
         if self.report_part is not None:
             self.report_part(metric, text)
 

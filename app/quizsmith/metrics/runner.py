@@ -25,7 +25,8 @@ class ScoredStep:
 @dataclass(frozen=True)
 class PartStep:
     """The payload of a progress event while a metric runs: a part of it finished (`text`
-    says what it found, e.g. NACo's verdict). Never a score; the ScoredStep follows."""
+    says what it found, e.g. NACo's verdict, or the overall estimate's quick estimate, marked
+    as such). Never a ScoreResult, never stored; the ScoredStep follows."""
 
     item: Item
     metric: str

@@ -23,11 +23,17 @@ On the standard profile, once its own overall model is shipped or refitted
 reads the passage and answers (`quality/reader.py`): its answer's F1 with the key and the
 key's likelihood are the reader signals, which the standard model reads and the light one
 does not. Until then the standard profile is estimated from the light signals alone and
-says so in its evidence.
+says so in its evidence. While the reader reads, a live chip is told the light model's quick
+estimate on the signals read so far (`quality/quick_estimate.py`).
+
+Why this module is long: the two metrics share the signals' reading (which models, the
+cache identity, the hook for the quick estimate) and are kept side by side so that the
+overall estimate and the `signals` results it reads cannot drift apart.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from quizsmith.domain import ONE_DISTRACTOR, Flag, Item, ScoreResult, distractor_warning
@@ -49,6 +55,8 @@ from quizsmith.settings import MULTI_ROLES
 
 #: Bump when a signal's definition changes: cached signals are then computed afresh.
 SIGNALS_VERSION = 2  # 2: cos_q_key and cos_q_masked
+#: Receives the likelihood signals' values while the reader signals are still to come.
+LikelihoodsRead = Callable[[Mapping[str, float | None]], None]
 #: The likelihood signals (every profile) and the reader signals (the standard profile's
 #: model only: None elsewhere, and no light model reads them).
 ALL_SIGNALS = SIGNALS + READER_SIGNALS
@@ -142,6 +150,11 @@ class SignalsMetric(Metric):
     subscores: ClassVar[tuple[str, ...]] = ALL_SIGNALS
     feature_names: ClassVar[tuple[str, ...]] = tuple(f"sig.{name}" for name in ALL_SIGNALS)
 
+    def __init__(self, likelihoods_read: LikelihoodsRead | None = None) -> None:
+        #: Told the likelihood signals as soon as they are read, before the slower 1.5B
+        #: reader's (the overall chip's quick estimate, quality/quick_estimate.py).
+        self.likelihoods_read = likelihoods_read
+
     @classmethod
     def features(cls, result: ScoreResult) -> dict[str, float | None]:
         return {f"sig.{name}": number(result.values.get(name)) for name in ALL_SIGNALS}
@@ -178,6 +191,8 @@ class SignalsMetric(Metric):
         found = compute_signals(item, reader, _fluency_model(ctx), ctx.embedder())
         answering = _answer_reader(ctx)
         if answering is not None:
+            if self.likelihoods_read is not None:
+                self.likelihoods_read(dict(found.values))
             passage = item.passage.text if item.passage else ""
             read = reader_signals(answering, passage, item.stem, item.key)
             found.evidence["reader_answer"] = read.pop("reader_answer")
@@ -214,6 +229,8 @@ class OverallMetric(Metric):
     live_by_default: ClassVar[bool] = True
     batch_by_default: ClassVar[bool] = True
     reads_scores: ClassVar[bool] = True
+    # On the standard profile the quick estimate, while the 1.5B model reads (`_quick_part`).
+    reports_parts: ClassVar[bool] = True
     # The chance a teacher accepts the item, needing no reference and cheap: what ranks
     # generated questions.
     # Not true/false: "is the key right?" favours the most blatantly false statement (rank.py).
@@ -325,7 +342,7 @@ class OverallMetric(Metric):
 
         signals = item.scores.get("signals")
         if signals is None or not signals.scored or not _current(signals, item, ctx):
-            signals = SignalsMetric().score(item, ctx)
+            signals = SignalsMetric(self._quick_part(ctx)).score(item, ctx)
             if not signals.scored:
                 return ScoreResult.not_scored(self.name, signals.not_scored_reason or "no signals")
         profile = ctx.settings.profile
@@ -350,6 +367,21 @@ class OverallMetric(Metric):
                 # What the one-distractor flag is raised from (flags see only the result).
                 result.evidence["distractors"] = len(item.distractors)
         return result
+
+    def _quick_part(self, ctx: MetricContext) -> LikelihoodsRead | None:
+        """Where a live chip listens: report the light model's estimate on the likelihood
+        signals as a part, while the 1.5B reader still reads (quality/quick_estimate.py)."""
+        if ctx.report_part is None:
+            return None  # batch scoring, ranking, reading ahead: nobody would see it
+
+        def report(values: Mapping[str, float | None]) -> None:
+            from quizsmith.quality.quick_estimate import quick_estimate, quick_estimate_text
+
+            value = quick_estimate(values)
+            if value is not None:
+                ctx.part(self.name, quick_estimate_text(value))
+
+        return report
 
     def flags(self, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
         if not result.scored or result.value is None:

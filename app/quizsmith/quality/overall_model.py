@@ -91,7 +91,9 @@ def active_model_path(profile: str | None = None) -> Path:
     return user if user.exists() else shipped_model_path(serving)
 
 
-_ACTIVE: dict[tuple[str, int, int], OverallModel] = {}
+#: The model read last per file, with the version of the file it was read from: the light
+#: profile's model (the quick estimate) and the standard one's are used one after the other.
+_ACTIVE: dict[str, tuple[tuple[int, int], OverallModel]] = {}
 
 
 def load_active_model(profile: str | None = None) -> OverallModel:
@@ -104,12 +106,12 @@ def load_active_model(profile: str | None = None) -> OverallModel:
         stat = path.stat()
     except OSError:
         return OverallModel.load(path)  # says what is missing
-    key = (str(path), stat.st_mtime_ns, stat.st_size)
-    if key not in _ACTIVE:
-        model = OverallModel.load(path)
-        _ACTIVE.clear()
-        _ACTIVE[key] = model
-    return _ACTIVE[key]
+    version = (stat.st_mtime_ns, stat.st_size)
+    kept = _ACTIVE.get(str(path))
+    if kept is None or kept[0] != version:
+        kept = (version, OverallModel.load(path))
+        _ACTIVE[str(path)] = kept
+    return kept[1]
 
 
 def metrics_read_by_active_model(profile: str | None = None) -> frozenset[str] | None:
