@@ -105,6 +105,10 @@ def test_the_1_5b_model_tells_a_playwright_from_the_plays_characters(standard: S
     characters = [check.says_yes("Creon"), check.says_yes("King of Thebes")]
     assert key > 0 and fitting > 0
     assert max(characters) < min(0.0, key) - dis.KIND_MARGIN  # below the bar: dropped
+    # A broader term the key belongs to is right too; answers of its own level are not.
+    broader = dis.broader_reading(qa, "private schools")
+    assert broader("educational institutions") >= dis.BROADER_FROM
+    assert max(broader("public schools"), broader("government schools")) < dis.BROADER_FROM
     light = Settings(profile="light")
     assert choose_profile(provider_for(light.role("qa"), light), light) == "fewshot"
 

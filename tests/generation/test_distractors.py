@@ -433,3 +433,70 @@ def test_without_the_passage_no_name_is_called_invented() -> None:
         "Dedan Kimathi", ["John Smith", "Jomo Kenyatta"], embed=None, reader=None
     )
     assert out.kept == ["John Smith", "Jomo Kenyatta"]
+
+
+def test_a_broader_term_the_key_belongs_to_is_dropped_as_right_too() -> None:
+    # Log-odds of Yes to "Is private schools a kind of X?" as the 1.5B model read them
+    # (bench items at 00f2025): only the broader term reaches BROADER_FROM.
+    readings = {"educational institutions": 2.4, "public schools": -0.7}
+    readings |= {"government schools": -1.1, "boarding schools": 0.5}
+    asked: list[str] = []
+
+    def broader(candidate: str) -> float:
+        asked.append(candidate)
+        return readings[candidate]
+
+    out = dis.filter_distractors(
+        "private schools",
+        ["government schools", "educational institutions", "public schools", "boarding schools"],
+        embed=None,
+        reader=None,
+        broader=broader,
+    )
+    assert out.kept == ["government schools", "public schools", "boarding schools"]
+    (reason,) = [r for t, r in out.dropped if t == "educational institutions"]
+    assert "broader term" in reason
+    assert "Is private schools a kind of educational institutions?" in reason
+    checked = ["government schools", "educational institutions", "public schools"]
+    assert asked == [*checked, "boarding schools"]
+
+
+def test_numbers_and_dates_are_not_asked_what_they_are_a_kind_of() -> None:
+    asked: list[str] = []
+    cases = [
+        ("15 January 1954", ["10 January 1954", "24 April 1954"]),
+        ("42%", ["32%", "15%"]),
+        ("1954", ["1953", "1955"]),
+    ]
+    for key, candidates in cases:
+        out = dis.filter_distractors(
+            key, candidates, embed=None, reader=None, broader=lambda c: asked.append(c) or 9.0
+        )
+        assert out.kept == candidates
+    assert asked == []
+
+
+def test_broader_reading_asks_with_the_keys_head_read_once() -> None:
+    from quizsmith.providers.base import OptionLogprob, Transient
+
+    class QA:
+        def __init__(self) -> None:
+            self.calls: list[tuple[str, object]] = []
+
+        def option_logprobs(self, prefix: str, options: list[str], *, reuse_prefix: object = ""):
+            self.calls.append((prefix, reuse_prefix))
+            return [
+                OptionLogprob(" Yes", -0.1, -0.1, 1),
+                OptionLogprob(" No", -2.5, -2.5, 1),
+            ]
+
+    qa = QA()
+    says = dis.broader_reading(qa, "water")  # type: ignore[arg-type]
+    assert says("liquid") == pytest.approx(2.4)
+    says("gas")
+    assert [p for p, _ in qa.calls] == [
+        "Q: Is water a kind of liquid?\nA:",
+        "Q: Is water a kind of gas?\nA:",
+    ]
+    heads = [h for _, h in qa.calls]
+    assert heads == ["Q: Is water a kind of"] * 2 and all(isinstance(h, Transient) for h in heads)

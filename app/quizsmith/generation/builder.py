@@ -297,11 +297,9 @@ def _distractors(
         if ctx.qa is not None and ctx.qa.can_logprob
         else None
     )
-    kind = (
-        dis.kind_reading(ctx.qa, asked)
-        if asked and reader is not None and ctx.qa is not None and ctx.qa_knows_kinds
-        else None
-    )
+    knows_kinds = reader is not None and ctx.qa is not None and ctx.qa_knows_kinds
+    kind = dis.kind_reading(ctx.qa, asked) if asked and knows_kinds and ctx.qa else None
+    broader = dis.broader_reading(ctx.qa, target.answer) if knows_kinds and ctx.qa else None
     outcome = dis.filter_distractors(
         target.answer,
         pool,
@@ -311,6 +309,7 @@ def _distractors(
         aliases=dis.appositives(ctx.passage.text, target.answer, pool),
         config=ctx.filter_config,
         kind=kind,
+        broader=broader,
         passage=ctx.passage.text,
     )
     return outcome, note

@@ -33,14 +33,16 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 # The kind check (its own module); its names stay reachable here, where callers look for them.
+from quizsmith.generation.distractor_kinds import BROADER_FROM as BROADER_FROM
 from quizsmith.generation.distractor_kinds import KIND_FLOOR as KIND_FLOOR
 from quizsmith.generation.distractor_kinds import KIND_MARGIN as KIND_MARGIN
 from quizsmith.generation.distractor_kinds import KIND_SPARES as KIND_SPARES
 from quizsmith.generation.distractor_kinds import KindCheck as KindCheck
 from quizsmith.generation.distractor_kinds import asked_kind as asked_kind
+from quizsmith.generation.distractor_kinds import broader_reading as broader_reading
+from quizsmith.generation.distractor_kinds import first_that_pass
 from quizsmith.generation.distractor_kinds import kind_of_stems as kind_of_stems
 from quizsmith.generation.distractor_kinds import kind_reading as kind_reading
-from quizsmith.generation.distractor_kinds import of_the_asked_kind
 from quizsmith.generation.placeholder_names import invented_name
 from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import OptionLogprob, Provider
@@ -198,6 +200,7 @@ def filter_distractors(
     aliases: Collection[str] = (),
     config: FilterConfig | None = None,
     kind: KindCheck | None = None,
+    broader: Callable[[str], float] | None = None,
     passage: str = "",
 ) -> FilterOutcome:
     """Keep up to `config.wanted` candidates that pass every filter.
@@ -207,8 +210,9 @@ def filter_distractors(
     order stands. `aliases` are other names of the key (`appositives`); an option that
     `question` names is dropped, and so is a made-up placeholder name ("John Smith") that
     `passage` does not mention (`invented_name`). `kind` (`kind_reading`) drops, in that order,
-    candidates that are not the kind of thing the question asks for, until enough have
-    passed."""
+    candidates that are not the kind of thing the question asks for, and `broader`
+    (`broader_reading`, for a key that is a name or a phrase) those the key is a kind of,
+    until enough have passed."""
     cfg = config or FilterConfig()
     alias_norms = {normalize_answer(a) for a in aliases}
     out = FilterOutcome()
@@ -264,8 +268,12 @@ def filter_distractors(
                 checked.append((read.plausibility, text))
         # sorted() is stable: equally plausible candidates keep their sources' order.
         survivors = [text for _, text in sorted(checked, key=lambda pair: -pair[0])]
-    if kind is not None and survivors:
-        survivors = of_the_asked_kind(key, survivors, kind, cfg.wanted + KIND_SPARES, out.drop)
+    if key_kind not in ("name", "phrase"):
+        broader = None  # "Is 1954 a kind of 1955?" asks nothing
+    if (kind is not None or broader is not None) and survivors:
+        survivors = first_that_pass(
+            key, survivors, cfg.wanted + KIND_SPARES, out.drop, kind=kind, broader=broader
+        )
     out.kept = survivors[: cfg.wanted]
     out.spare = survivors[cfg.wanted :]
     for text in out.spare:
