@@ -461,12 +461,13 @@ def test_a_broader_term_the_key_belongs_to_is_dropped_as_right_too() -> None:
     assert asked == [*checked, "boarding schools"]
 
 
-def test_numbers_and_dates_are_not_asked_what_they_are_a_kind_of() -> None:
+def test_numbers_dates_and_names_are_not_asked_what_they_are_a_kind_of() -> None:
     asked: list[str] = []
     cases = [
         ("15 January 1954", ["10 January 1954", "24 April 1954"]),
         ("42%", ["32%", "15%"]),
         ("1954", ["1953", "1955"]),
+        ("River Thames", ["Amazon River", "Mekong River"]),  # names: no broader term passes
     ]
     for key, candidates in cases:
         out = dis.filter_distractors(

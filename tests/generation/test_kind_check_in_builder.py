@@ -1,6 +1,5 @@
 """The distractor kind check in the builder: it takes the asked kind from whichever of a
-target's stems names it, and it runs only for a QA model that can tell kinds apart; so does
-the check that drops a broader term the key belongs to ("Greek Tragedians" for Sophocles).
+target's stems names it, and it runs only for a QA model that can tell kinds apart.
 
 Scripted models (the builder's control flow, not a model's quality); the real 1.5B model's
 readings are checked in tests/test_standard_profile.py.
@@ -28,13 +27,10 @@ from quizsmith.providers.base import (
 
 FACT = "Antigone is a tragedy by Sophocles, written in or before 441 BC."
 STEMS = ["Who wrote the tragedy Antigone?", "Which playwright wrote the tragedy Antigone?"]
-WRONG = ["Creon", "Euripides", "King of Thebes", "Greek Tragedians", "Aeschylus", "Aristophanes"]
+WRONG = ["Creon", "Euripides", "King of Thebes", "Aeschylus", "Aristophanes"]
 #: Log-odds of Yes to "Is X a playwright?"; characters of the play read No.
 IS_A_PLAYWRIGHT = {"Sophocles": 2.7, "Euripides": 2.3, "Aeschylus": 3.0, "Aristophanes": 2.0}
-IS_A_PLAYWRIGHT |= {"Creon": -2.8, "King of Thebes": -2.1, "Greek Tragedians": 1.5}
-#: Log-odds of Yes to "Is Sophocles a kind of X?": only the broader term reads Yes.
-SOPHOCLES_IS_A_KIND_OF = {"Greek Tragedians": 2.6, "Euripides": -2.0}
-SOPHOCLES_IS_A_KIND_OF |= {"Aeschylus": -1.9, "Aristophanes": -2.2}
+IS_A_PLAYWRIGHT |= {"Creon": -2.8, "King of Thebes": -2.1}
 
 
 class ScriptedModel(Provider):
@@ -50,7 +46,6 @@ class ScriptedModel(Provider):
     def __init__(self) -> None:
         self.stems = list(STEMS)
         self.kind_questions: list[str] = []
-        self.broader_questions: list[str] = []
         self.distractor_requests: list[str] = []
 
     @property
@@ -81,12 +76,6 @@ class ScriptedModel(Provider):
     def option_logprobs(
         self, prefix: str, options: Sequence[str], *, reuse_prefix: Reusable = ""
     ) -> list[OptionLogprob]:
-        if prefix.startswith("Q: Is Sophocles a kind of "):
-            self.broader_questions.append(prefix)
-            assert reuse_prefix == "Q: Is Sophocles a kind of"  # read once per target
-            candidate = prefix.removeprefix("Q: Is Sophocles a kind of ").split("?")[0]
-            yes = SOPHOCLES_IS_A_KIND_OF[candidate]
-            return [OptionLogprob(" Yes", yes, yes, 1), OptionLogprob(" No", 0.0, 0.0, 1)]
         if prefix.startswith("Q: Is "):
             self.kind_questions.append(prefix)
             candidate = prefix.removeprefix("Q: Is ").split(" a playwright?")[0]
@@ -124,15 +113,11 @@ def test_the_kind_named_by_the_second_stem_checks_the_shared_wrong_answers() -> 
     for wrong in options:
         assert sorted(wrong) == ["Aeschylus", "Aristophanes", "Euripides"]
     assert "Q: Is Creon a playwright?\nA:" in model.kind_questions
-    # A playwright by the kind check, but Sophocles is one of the Greek tragedians: right too.
-    assert "Q: Is Sophocles a kind of Greek Tragedians?\nA:" in model.broader_questions
-    # Asked only of those that passed the kind check, in order, while more were needed.
-    assert "Q: Is Sophocles a kind of Creon?\nA:" not in model.broader_questions
 
 
 def test_a_qa_model_that_cannot_tell_kinds_is_not_asked() -> None:
     options, model = _build(qa_knows_kinds=False)
-    assert model.kind_questions == [] and model.broader_questions == []
+    assert model.kind_questions == []
     assert "Creon" in options[0]  # the sources' order stands
 
 

@@ -211,7 +211,7 @@ def filter_distractors(
     `question` names is dropped, and so is a made-up placeholder name ("John Smith") that
     `passage` does not mention (`invented_name`). `kind` (`kind_reading`) drops, in that order,
     candidates that are not the kind of thing the question asks for, and `broader`
-    (`broader_reading`, for a key that is a name or a phrase) those the key is a kind of,
+    (`broader_reading`, for a key that is a phrase, not a name) those the key is a kind of,
     until enough have passed."""
     cfg = config or FilterConfig()
     alias_norms = {normalize_answer(a) for a in aliases}
@@ -268,8 +268,11 @@ def filter_distractors(
                 checked.append((read.plausibility, text))
         # sorted() is stable: equally plausible candidates keep their sources' order.
         survivors = [text for _, text in sorted(checked, key=lambda pair: -pair[0])]
-    if key_kind not in ("name", "phrase"):
-        broader = None  # "Is 1954 a kind of 1955?" asks nothing
+    if key_kind != "phrase":
+        # "Is 1954 a kind of 1955?" asks nothing; a name's wrong answers are names (the kind
+        # filter above), and a broader term is a common noun ("educational institutions"),
+        # so for a name it would cost a model call per candidate and find nothing.
+        broader = None
     if (kind is not None or broader is not None) and survivors:
         survivors = first_that_pass(
             key, survivors, cfg.wanted + KIND_SPARES, out.drop, kind=kind, broader=broader
