@@ -58,6 +58,10 @@ WRITING_SHARE = 0.5
 RANKED_SHARE = 0.85
 
 
+#: How many facts that gave no item the shortfall message names (with its last reason).
+SHORTFALL_FACTS = 4
+
+
 def generate_items(
     passage: Passage,
     request: GenerationRequest,
@@ -83,6 +87,8 @@ def generate_items(
         )
     n = request.n
     set_aside: list[Item] = []
+    #: Each fact that gave no item, with the last reason, in the order tried (pinned first).
+    gave_none: dict[str, str] = {}
     yield Progress("Reading the passage", 0, n)
     try:
         # Each slow step says what it is: the first minute used to read "Reading the
@@ -153,6 +159,7 @@ def generate_items(
             for note in built.notes:
                 result.dropped.append(f"{target.answer!r}: {note}")
             if not built.candidates:
+                gave_none[target.answer] = built.notes[-1] if built.notes else "no candidate"
                 continue
             # Two items with one question (different keys) are one question asked twice; a
             # question already in the bank (or rejected there) is not written again. Before
@@ -160,7 +167,8 @@ def generate_items(
             asked = [*request.avoid_stems, *(it.stem for it in [*result.items, *set_aside])]
             fresh = new_candidates(built.candidates, asked)
             if not fresh:
-                result.dropped.append(f"{target.answer!r}: the same question as an earlier item")
+                gave_none[target.answer] = "the same question as an earlier item"
+                result.dropped.append(f"{target.answer!r}: {gave_none[target.answer]}")
                 continue
             ranked = fresh
             if request.rank:  # also a lone candidate: the item arrives scored
@@ -206,7 +214,9 @@ def generate_items(
             if written_without_spaces(text)
             else "Try a longer passage, other item types, or a larger generator model."
         )
-        result.shortfall = _shortfall(len(result.items), n, len(targets), result.dropped, advice)
+        result.shortfall = _shortfall(
+            len(result.items), n, len(targets), gave_none, result.dropped, advice
+        )
     return result
 
 
@@ -329,9 +339,22 @@ def _quoted(answer: str) -> str:
     return f"“{text[:40]}…”" if len(text) > 40 else f"“{text}”"
 
 
-def _shortfall(made: int, n: int, n_targets: int, dropped: list[str], advice: str) -> str:
-    why = "; ".join(dropped[-3:]) if dropped else "no more facts to ask about"
+def _shortfall(
+    made: int, n: int, n_targets: int, gave_none: dict[str, str], dropped: list[str], advice: str
+) -> str:
+    """Why fewer items came than asked: the last reason of each fact that gave none, in the
+    order they were tried, so a pinned answer's reason is never crowded out by the spare
+    facts tried after it (`--answer Creon` once showed only the reasons of "conscience")."""
+    if gave_none:
+        shown = list(gave_none.items())[:SHORTFALL_FACTS]
+        why = "why each fact gave none: " + "; ".join(f"{a!r}: {r}" for a, r in shown)
+        if len(gave_none) > len(shown):
+            why += f"; and {len(gave_none) - len(shown)} more"
+    elif dropped:
+        why = "last reasons: " + "; ".join(dropped[-3:])
+    else:
+        why = "no more facts to ask about"
     return (
         f"Only {made} of {n} items could be made from {n_targets} candidate facts in this "
-        f"passage (last reasons: {why}). {advice}"
+        f"passage ({why}). {advice}"
     )

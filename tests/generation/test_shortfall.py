@@ -1,0 +1,42 @@
+"""The shortfall message: why fewer items came than asked, one reason per fact that gave
+none, in the order tried (a pinned answer first), so the teacher sees why the answer they
+pinned gave nothing even when many spare facts were tried after it."""
+
+from __future__ import annotations
+
+from quizsmith.generation.pipeline import SHORTFALL_FACTS, _shortfall
+
+
+def test_each_fact_that_gave_none_is_named_with_its_last_reason_pinned_first() -> None:
+    gave_none = {
+        "Creon": "distractors for 'Who ...?': only 0 of 3 passed the filters",
+        "conscience": "question 3 dropped: the question gives away the answer",
+    }
+    dropped = [
+        "'Creon': question 3 dropped: the question gives away the answer",
+        "'Creon': distractors for 'Who ...?': only 0 of 3 passed the filters",
+        "'conscience': question 1 dropped: the question gives away the answer",
+        "'conscience': question 3 dropped: the question gives away the answer",
+    ]
+    message = _shortfall(0, 1, 2, gave_none, dropped, "Try a longer passage.")
+    assert message.startswith("Only 0 of 1 items could be made from 2 candidate facts")
+    assert (
+        "why each fact gave none: 'Creon': distractors for 'Who ...?': only 0 of 3 passed "
+        "the filters; 'conscience': question 3 dropped" in message
+    )
+    assert message.endswith("Try a longer passage.")
+
+
+def test_many_facts_are_counted_beyond_the_named_ones() -> None:
+    gave_none = {f"fact {i}": "no candidate" for i in range(SHORTFALL_FACTS + 3)}
+    message = _shortfall(2, 5, 10, gave_none, [], "")
+    assert "'fact 0': no candidate" in message
+    assert f"'fact {SHORTFALL_FACTS}'" not in message
+    assert "; and 3 more)" in message
+
+
+def test_without_a_fact_that_gave_none_the_last_notes_or_the_facts_running_out() -> None:
+    # Items set aside as rated low still filled the quiz: the notes say what happened.
+    notes = ["a", "b", "c", "d"]
+    assert "(last reasons: b; c; d)" in _shortfall(3, 5, 3, {}, notes, "")
+    assert "(no more facts to ask about)" in _shortfall(3, 5, 3, {}, [], "")
