@@ -120,6 +120,9 @@ alternative was swapped in) and is being recomputed.</p>
 <dd>The estimated chance that a teacher accepts the item, learned from the other scores and
 from teachers' decisions. It orders the review queue (lowest first). Tools → <i>Learn my
 standard</i> refits it on your own accept/reject decisions (of questions).
+On the standard profile, while the larger model still reads the passage after an edit, the
+chip shows a grey <i>quick estimate</i> from the small models first; it is a rougher guess,
+and the full estimate replaces it a second or two later.
 For a <b>true/false</b> item it means something else: the estimated chance that its key is
 right, as a model reading the passage sees it (no teacher ratings exist for statements; it
 was measured on statements made from cloze tests). It checks that a statement says what the
