@@ -143,3 +143,19 @@ def test_no_model_file_no_quick_estimate(monkeypatch: pytest.MonkeyPatch, tmp_pa
 
 def test_the_text_says_what_kind_of_number_it_is() -> None:
     assert quick_estimate_text(0.724) == "quick estimate ≈72%"
+
+
+def test_a_refit_that_reads_other_metrics_gives_no_quick_number(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A teacher's light refit that reads NACo would estimate from an imputed NACo here."""
+    from dataclasses import replace
+
+    from quizsmith.quality import quick_estimate as quick
+
+    values: dict[str, float | None] = {name: 0.5 for name in SIGNALS}
+    shipped = load_active_model("light")
+    assert quick_estimate(values) is not None
+    reads_naco = replace(shipped, used=(*shipped.used, "naco.n"))
+    monkeypatch.setattr(quick, "load_active_model", lambda profile: reads_naco)
+    assert quick_estimate(values) is None

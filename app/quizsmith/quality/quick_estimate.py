@@ -17,18 +17,24 @@ from collections.abc import Mapping
 
 from quizsmith.domain import ScoreResult
 from quizsmith.errors import QuizsmithError
+from quizsmith.quality.features import metrics_read
 from quizsmith.quality.overall_model import FALLBACK_PROFILE, load_active_model
 
 
 def quick_estimate(signals: Mapping[str, float | None]) -> float | None:
     """The light profile's overall model (a teacher's refit of it, where there is one) on the
     likelihood signals alone; None when it cannot estimate from them (a refit that reads
-    other metrics' results, or a missing model file)."""
+    other metrics' results, or a model file that is missing or unreadable)."""
     result = ScoreResult(metric="signals", value=signals.get("key_share"), values=dict(signals))
     try:
-        estimate = load_active_model(FALLBACK_PROFILE).predict({"signals": result})
+        model = load_active_model(FALLBACK_PROFILE)
     except QuizsmithError:
         return None
+    if metrics_read(model.used) != {"signals"}:
+        # A refit that reads NACo or KDA would see them missing here and estimate from
+        # imputed values: no quick number rather than a worse one.
+        return None
+    estimate = model.predict({"signals": result})
     if not estimate.scored or estimate.value is None:
         return None
     return float(estimate.value)
