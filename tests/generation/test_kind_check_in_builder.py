@@ -1,5 +1,7 @@
 """The distractor kind check in the builder: it takes the asked kind from whichever of a
-target's stems names it, and it runs only for a QA model that can tell kinds apart.
+target's stems names it, and it runs only for a QA model that can tell kinds apart; so does
+the check that drops a broader term the key belongs to ("educational institutions" for
+"private schools"; names, numbers and dates are never asked: tests/generation/test_distractors.py).
 
 Scripted models (the builder's control flow, not a model's quality); the real 1.5B model's
 readings are checked in tests/test_standard_profile.py.
@@ -9,12 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from quizsmith.domain import Passage
 from quizsmith.generation import prompts
 from quizsmith.generation.builder import BuildContext, build_candidates
-from quizsmith.generation.target_candidates import Target
+from quizsmith.generation.target_candidates import Target, TargetKind
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import (
     ChatResult,
@@ -23,6 +26,7 @@ from quizsmith.providers.base import (
     OptionLogprob,
     Provider,
     Reusable,
+    Transient,
 )
 
 FACT = "Antigone is a tragedy by Sophocles, written in or before 441 BC."
@@ -32,21 +36,62 @@ WRONG = ["Creon", "Euripides", "King of Thebes", "Aeschylus", "Aristophanes"]
 IS_A_PLAYWRIGHT = {"Sophocles": 2.7, "Euripides": 2.3, "Aeschylus": 3.0, "Aristophanes": 2.0}
 IS_A_PLAYWRIGHT |= {"Creon": -2.8, "King of Thebes": -2.1}
 
+SCHOOLS_FACT = "Academic Colleges Group is a group of private schools run as a business."
+SCHOOLS_STEM = "Which schools does the Academic Colleges Group run?"
+SCHOOLS_WRONG = ["public schools", "educational institutions", "state schools", "charter schools"]
+#: Log-odds of Yes to "Is private schools a kind of X?" (the 1.5B model read +2.4 for the
+#: broader term on the bench item this comes from, and below 0 for the others).
+IS_A_KIND_OF = {"public schools": -0.7, "educational institutions": 2.4}
+IS_A_KIND_OF |= {"state schools": -1.0, "charter schools": -0.9}
+
+
+@dataclass
+class Script:
+    """What the scripted model writes, and how it answers the yes/no questions (by the
+    question, without its "\nA:")."""
+
+    fact: str
+    stems: list[str]
+    wrong: list[str]
+    says_yes: dict[str, float]
+
+
+SOPHOCLES = Script(
+    FACT,
+    STEMS,
+    WRONG,
+    {f"Q: Is {name} a playwright?": v for name, v in IS_A_PLAYWRIGHT.items()},
+)
+SCHOOLS = Script(
+    SCHOOLS_FACT,
+    [SCHOOLS_STEM],
+    SCHOOLS_WRONG,
+    {f"Q: Is private schools a kind of {name}?": v for name, v in IS_A_KIND_OF.items()}
+    # The stem names the kind "school"; every candidate reads as one.
+    | {f"Q: Is {name} a school?": 2.0 for name in ["private schools", *SCHOOLS_WRONG]},
+)
+
 
 class ScriptedModel(Provider):
     """Writes the scripted stems and wrong answers, and reads options: the key is preferred
     on the source (nothing is 'also true'), every option equally plausible, and the yes/no
-    kind question answered from IS_A_PLAYWRIGHT."""
+    questions answered from the script."""
 
     name: ClassVar[str] = "scripted"
     can_chat = True
     can_logprob = True
     is_local = False
 
-    def __init__(self) -> None:
-        self.stems = list(STEMS)
-        self.kind_questions: list[str] = []
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.stems = list(script.stems)
+        #: The yes/no questions asked, with the head the model was told to read once.
+        self.questions: list[tuple[str, Reusable]] = []
         self.distractor_requests: list[str] = []
+
+    @property
+    def kind_questions(self) -> list[str]:
+        return [q for q, _ in self.questions]
 
     @property
     def info(self) -> ModelInfo:
@@ -68,7 +113,7 @@ class ScriptedModel(Provider):
             self.distractor_requests.append(
                 last["content"] if isinstance(last, dict) else last.content
             )
-            data: dict[str, Any] = {"wrong_answers": WRONG}
+            data: dict[str, Any] = {"wrong_answers": self.script.wrong}
         else:
             data = {"question": self.stems.pop(0)}
         return ChatResult(text=json.dumps(data), model="scripted-model", data=data)
@@ -77,21 +122,25 @@ class ScriptedModel(Provider):
         self, prefix: str, options: Sequence[str], *, reuse_prefix: Reusable = ""
     ) -> list[OptionLogprob]:
         if prefix.startswith("Q: Is "):
-            self.kind_questions.append(prefix)
-            candidate = prefix.removeprefix("Q: Is ").split(" a playwright?")[0]
-            yes = IS_A_PLAYWRIGHT[candidate]
+            self.questions.append((prefix, reuse_prefix))
+            yes = self.script.says_yes[prefix.removesuffix("\nA:")]
             return [OptionLogprob(" Yes", yes, yes, 1), OptionLogprob(" No", 0.0, 0.0, 1)]
-        key_first = prefix.startswith(FACT)
+        key_first = prefix.startswith(self.script.fact)
         return [
             OptionLogprob(o, -1.0 if key_first and i == 0 else -5.0, -1.0, 1)
             for i, o in enumerate(options)
         ]
 
 
-def _build(qa_knows_kinds: bool) -> tuple[list[list[str]], ScriptedModel]:
-    model = ScriptedModel()
+def _build(
+    qa_knows_kinds: bool,
+    script: Script = SOPHOCLES,
+    key: str = "Sophocles",
+    kind: TargetKind = "entity",
+) -> tuple[list[list[str]], ScriptedModel]:
+    model = ScriptedModel(script)
     ctx = BuildContext(
-        passage=Passage(text=FACT),
+        passage=Passage(text=script.fact),
         generator=model,
         profile="chat",
         embed=None,
@@ -101,8 +150,8 @@ def _build(qa_knows_kinds: bool) -> tuple[list[list[str]], ScriptedModel]:
         seed=0,
         qa_knows_kinds=qa_knows_kinds,
     )
-    target = Target(FACT, 0, "Sophocles", FACT.index("Sophocles"), "name", 0, 1.0)
-    built = build_candidates(target, "mcq", 2, ctx)
+    target = Target(script.fact, 0, key, script.fact.index(key), kind, 0, 1.0)
+    built = build_candidates(target, "mcq", len(script.stems), ctx)
     options = [[o.text for o in c.options if not o.is_key] for c in built.candidates]
     return options, model
 
@@ -119,6 +168,19 @@ def test_a_qa_model_that_cannot_tell_kinds_is_not_asked() -> None:
     options, model = _build(qa_knows_kinds=False)
     assert model.kind_questions == []
     assert "Creon" in options[0]  # the sources' order stands
+    options, model = _build(False, SCHOOLS, "private schools", "phrase")
+    assert model.kind_questions == []
+    assert "educational institutions" in options[0]
+
+
+def test_a_broader_term_the_key_belongs_to_is_dropped_and_the_next_stands_in() -> None:
+    (options,), model = _build(True, SCHOOLS, "private schools", "phrase")
+    assert sorted(options) == ["charter schools", "public schools", "state schools"]
+    assert "Q: Is private schools a kind of educational institutions?\nA:" in model.kind_questions
+    # The head is the same for every candidate: read once, not kept after.
+    heads = [head for q, head in model.questions if " a kind of " in q]
+    assert heads and {str(h) for h in heads} == {"Q: Is private schools a kind of"}
+    assert all(isinstance(head, Transient) for head in heads)
 
 
 def test_the_generator_is_told_the_kind_the_question_asks_for() -> None:

@@ -297,9 +297,10 @@ def _distractors(
         if ctx.qa is not None and ctx.qa.can_logprob
         else None
     )
-    knows_kinds = reader is not None and ctx.qa is not None and ctx.qa_knows_kinds
-    kind = dis.kind_reading(ctx.qa, asked) if asked and knows_kinds and ctx.qa else None
-    broader = dis.broader_reading(ctx.qa, target.answer) if knows_kinds and ctx.qa else None
+    # The yes/no checks ask only a QA model large enough to tell kinds apart.
+    judge = ctx.qa if reader is not None and ctx.qa_knows_kinds else None
+    kind = dis.kind_reading(judge, asked) if judge and asked else None
+    broader = dis.broader_reading(judge, target.answer) if judge else None
     outcome = dis.filter_distractors(
         target.answer,
         pool,
