@@ -229,6 +229,15 @@ def test_a_key_without_tokens_prefers_no_distractor() -> None:
         # No kind named, or a number or a time (same_kind's business):
         ("Who is Antigone's father?", "person"),
         ("Whom did Creon sentence to death?", "person"),
+        # "who" after an opening phrase; a word of when passed over before the noun
+        ("In Sophocles' play Antigone, who is trying to stop her?", "person"),
+        ("According to the passage, who defies Creon?", "person"),
+        ("What is the name of the former ruler of Thebes?", "ruler"),
+        ("Which current member of the council voted?", "member"),
+        # ... and where a title follows it, no kind rather than "current"
+        ("What is the name of the current King of Thebes?", None),
+        # "who" in a relative clause asks for no person
+        ("What did the king, who ruled Thebes, forbid?", None),
         ("When did Operation Anvil open?", None),
         ("What percentage of the insurgents were killed?", None),
         ("In what year was it completed?", None),
@@ -421,11 +430,36 @@ def test_what_counts_as_a_placeholder_name(name: str, invented: bool) -> None:
     assert invented_name(name, KIMATHI) is invented
 
 
+@pytest.mark.parametrize(
+    ("name", "key", "invented"),
+    [
+        # A lone English given name beside a one-word key of another sort: a placeholder.
+        ("Percy", "Creon", True),
+        ("John", "Creon", True),
+        ("Sally", "Oedipus", True),
+        # Beside a key that is a given name itself (an apostle) it may be a real answer.
+        ("John", "Peter", False),
+        ("Thomas", "Peter", False),
+        # A longer key, or no key: only the two-word and short-form rules apply.
+        ("Percy", "Dedan Kimathi", False),
+        ("Percy", "", False),
+        # A name that is no common given name stays.
+        ("Haemon", "Creon", False),
+    ],
+)
+def test_a_lone_given_name_beside_a_key_of_another_sort(
+    name: str, key: str, invented: bool
+) -> None:
+    passage = "Antigone defies Creon, the King of Thebes, and buries her brother Polynices."
+    assert invented_name(name, passage, key) is invented
+
+
 def test_a_common_name_the_passage_mentions_is_a_real_person() -> None:
     passage = "Captain John Smith led the settlers at Jamestown in 1607."
     assert not invented_name("John Smith", passage)
     assert invented_name("Mary Jones", passage)
     assert not invented_name("Tom", "Tom and Huck float down the Mississippi.")
+    assert not invented_name("John", "John and Creon met.", "Creon")
 
 
 def test_without_the_passage_no_name_is_called_invented() -> None:

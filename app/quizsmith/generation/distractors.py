@@ -238,7 +238,7 @@ def filter_distractors(
             reason = "another name the passage gives the key (also right)"
         elif question and named_in(text, question):
             reason = NAMED_IN_QUESTION
-        elif passage and invented_name(text, passage):
+        elif passage and invented_name(text, passage, key):
             reason = INVENTED_NAME
         elif len(text.split()) > max(cfg.max_words, 3 * len(key.split())):
             reason = "much longer than the key"

@@ -141,13 +141,28 @@ _SHORT_FORMS = frozenset(
 )
 
 
-def invented_name(candidate: str, passage: str) -> bool:
+#: More given names the 1.5B model offered alone as a person's wrong answers ("Percy", "John",
+#: "Sally" as Creon's rivals, bench/results/generation-readings-56c637b.txt): with _GIVEN and
+#: _SHORT_FORMS, the names `invented_name` treats as placeholders beside a key of another sort.
+_MORE_GIVEN = frozenset(
+    ["percy", "sally", "harry", "george", "henry", "fred", "lily", "grace", "molly", "max"]
+)
+_ANY_GIVEN = _GIVEN | _SHORT_FORMS | _MORE_GIVEN
+
+
+def invented_name(candidate: str, passage: str, key: str = "") -> bool:
     """True for the model's placeholder, not a person of the topic, where the passage never
     mentions it: a two-word name of a common given name and a common surname ("John Smith"),
-    or an informal short form alone ("Mike")."""
+    an informal short form alone ("Mike"), or a common English given name alone where the key
+    is a one-word name that is not one ("Percy" for Creon: a student rules it out beside
+    Oedipus). Beside a key that is one ("Peter", an apostle) a lone given name may be a real
+    wrong answer ("John", "Thomas"), so it stays."""
     words = normalize_answer(candidate).split()
     two_word = len(words) == 2 and words[0] in _GIVEN and words[1] in _SURNAMES
     short_form = len(words) == 1 and words[0] in _SHORT_FORMS
-    if not (two_word or short_form):
+    key_words = normalize_answer(key).split()
+    other_sort = len(key_words) == 1 and key[:1].isupper() and key_words[0] not in _ANY_GIVEN
+    lone_given = len(words) == 1 and words[0] in _ANY_GIVEN and other_sort
+    if not (two_word or short_form or lone_given):
         return False
     return f" {' '.join(words)} " not in f" {normalize_answer(passage)} "
