@@ -108,6 +108,50 @@ def test_finds_the_answer_of_each_kind(sentence: str, kind: str, answer: str) ->
     assert answer in answers(sentence, kind)
 
 
+@pytest.mark.parametrize(
+    ("sentence", "term"),
+    [
+        ("Stones grind against the bed in a process called abrasion, and it deepens.", "abrasion"),
+        ("The river swings in large bends known as meanders.", "meanders"),
+        ("It wears away its banks, which is called lateral erosion.", "lateral erosion"),
+        ("Sand builds a gentle slope called a slip-off slope.", "slip-off slope"),
+        ("Green pigment, called chlorophyll, absorbs light.", "chlorophyll"),
+        ("The land is a cold plain known as the tundra, where little grows.", "tundra"),
+    ],
+)
+def test_a_term_the_passage_defines_is_a_target_of_its_own(sentence: str, term: str) -> None:
+    assert answers(sentence, "term") == [term]
+    (target,) = [
+        t for t in candidate_targets(sentence, split_sentences(sentence)) if t.kind == "term"
+    ]
+    assert target.score > 0.9  # before the model's concepts and the passage's names
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "She called the police at once.",  # "called" as a verb after a pronoun
+        "The union called for reforms, and won.",  # ... before a preposition
+        "He called his sister.",  # ... before a pronoun
+        "Ships called at the harbour.",
+        "The mountain is known as Mont Blanc.",  # a capitalised name is an entity, not a term
+    ],
+)
+def test_called_as_a_verb_defines_no_term(sentence: str) -> None:
+    assert answers(sentence, "term") == []
+
+
+def test_the_textbook_sections_defined_terms_come_first() -> None:
+    """bench/generation.py's textbook section: five of its nine defined terms are among the
+    ten targets the rules choose for a 5-item quiz and its spares, where none were before."""
+    text = (Path(__file__).parents[2] / "bench" / "passages" / "textbook_rivers.txt").read_text(
+        encoding="utf-8"
+    )
+    chosen = choose_targets(candidate_targets(text, split_sentences(text)), 10, passage_text=text)
+    terms = {t.answer for t in chosen if t.kind == "term"}
+    assert {"abrasion", "meanders", "saltation", "traction", "slip-off slope"} <= terms
+
+
 def test_years_inside_quantities_are_numbers_not_dates() -> None:
     text = "The tower is 1,500 m tall and cost 2000 dollars in 1990."
     assert answers(text, "date") == ["1990"]

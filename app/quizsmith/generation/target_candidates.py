@@ -28,7 +28,7 @@ from quizsmith.generation.target_words import (
     STOPWORDS,
 )
 
-TargetKind = Literal["number", "date", "entity", "phrase", "concept", "pinned"]
+TargetKind = Literal["number", "date", "entity", "phrase", "concept", "term", "pinned"]
 
 #: Longer answers stop being answers: they are clauses a student cannot produce or recognise.
 MAX_ANSWER_WORDS: Final = 6
@@ -65,8 +65,77 @@ _BASE_SCORE: Final[dict[str, float]] = {
     "entity": 0.75,
     "phrase": 0.45,
     "concept": 0.9,
+    # A term the passage defines ("a process called abrasion"): what a textbook section
+    # teaches, and the question a teacher asks of it. Above the model's concepts, which on
+    # bench/generation.py's textbook section were words like "Rivers" and "water".
+    "term": 0.95,
     "pinned": 1.0,
 }
+
+#: "... called X", "... known as X", "... which is termed X": the passage names a term it has
+#: just described. Lower-case terms only (a capitalised name is an entity, found apart), of up
+#: to four words, ending at punctuation or a conjunction. Without these the 681-word textbook
+#: section of bench/generation.py gave 10 candidate facts, none of them its nine defined
+#: terms (abrasion, meanders, saltation, levées, distributaries ...), and 3 items of 5.
+#: A bare "called" is also a verb ("She called the police", "called for reforms"): it counts
+#: only after a comma, a form of "be", or a lower-case word that is no pronoun, and not
+#: before "the", a pronoun or a preposition (`_defined_terms`); "The chair called a meeting"
+#: still passes, a weak target the question checks and the estimate then judge.
+_DEFINED_TERM = re.compile(
+    r"(?:\b(?P<before>[A-Za-z]+,?)\s+)?"
+    r"\b(?P<intro>called|known\s+as|termed|referred\s+to\s+as)\s+(?P<article>an?\s+|the\s+)?"
+    r"(?P<term>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)"
+    r"(?=\s*[,.;:)!?]|\s*$|\s+(?:and|or|but|which|that|because|where|when|while)\b)"
+)
+_PASSIVE = frozenset(["is", "are", "was", "were", "be", "been", "being", "often", "also", "now"])
+_NOT_A_TERM_START = frozenset(
+    [
+        "for",
+        "on",
+        "off",
+        "up",
+        "out",
+        "in",
+        "back",
+        "upon",
+        "to",
+        "at",
+        "by",
+        "over",
+        "his",
+        "her",
+        "their",
+        "its",
+        "my",
+        "our",
+        "your",
+        "him",
+        "them",
+        "it",
+        "us",
+        "me",
+        "this",
+        "that",
+        "these",
+        "those",
+    ]
+)
+
+
+def _defined_terms(sentence: str) -> list[tuple[int, int]]:
+    """Spans of the terms a sentence defines (see _DEFINED_TERM)."""
+    spans = []
+    for m in _DEFINED_TERM.finditer(sentence):
+        term, before = m.group("term"), m.group("before") or ""
+        if term.split()[0] in _NOT_A_TERM_START:
+            continue
+        naming = before.endswith(",") or before.lower() in _PASSIVE  # ", called X" / "is called"
+        if m.group("intro") == "called" and not naming:
+            verb_like = not before or before[0].isupper() or before.lower() in PRONOUNS
+            if verb_like or (m.group("article") or "").strip() == "the":
+                continue
+        spans.append((m.start("term"), m.end("term")))
+    return spans
 
 
 #: Letters of scripts written without spaces between words (Chinese, Japanese kana and kanji,
@@ -124,6 +193,8 @@ def candidate_targets(passage_text: str, sentences: Sequence[Sentence]) -> list[
         def claim(start: int, end: int, kind: TargetKind, bonus: float = 0.0) -> None:
             _claim(spans, sentence.text, start, end, kind, bonus)  # noqa: B023 (called in-loop)
 
+        for start, end in _defined_terms(sentence.text):
+            claim(start, end, "term")
         for pattern in _DATE_PATTERNS:
             for m in pattern.finditer(sentence.text):
                 claim(m.start(), m.end(), "date", 0.05)
@@ -214,7 +285,7 @@ def _claim(
     bonus: float,
 ) -> None:
     """Record a span unless an earlier (higher-priority) finder already took part of it:
-    dates before numbers before names before phrases."""
+    defined terms before dates before numbers before names before phrases."""
     start, end = _trim(sentence, start, end)
     if end > start and not any(s < end and start < e for s, e, _, _ in spans):
         spans.append((start, end, kind, bonus))
