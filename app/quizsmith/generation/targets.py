@@ -4,6 +4,8 @@ Answer-aware generation (DESIGN.md, "Generation") needs (fact, answer) pairs bef
 runs. This module finds them with rules only, so it works offline with nothing downloaded (no
 spaCy or NLTK models):
 
+- terms the passage defines: "a process called abrasion", "bends known as meanders", "which is
+  called traction" (ranked first: what a textbook section teaches);
 - numbers and quantities: "42%", "3.5 million", "1,200 km", "$4.5 billion", "-12 °C";
 - dates: "14 July 1789", "July 14, 1789", "June 1953", "the 1990s", "the 19th century",
   "1914–1918", "44 BC", and bare years 1000-2099 ("in 1963" -> "1963");
