@@ -194,6 +194,45 @@ def test_the_generator_is_told_the_kind_the_question_asks_for() -> None:
     )
 
 
+MEANDERS_FACT = "The river swings from side to side in large bends known as meanders."
+MEANDERS = Script(
+    MEANDERS_FACT,
+    ["What are the curves the river swings through called?"],
+    ["abrasion", "oxbow lakes", "saltation", "levees", "slip-off slopes"],
+    {f"Q: Is {name} a bend?": v for name, v in {"meanders": 2.0, "oxbow lakes": 1.5}.items()}
+    | {"Q: Is levees a bend?": 0.8, "Q: Is slip-off slopes a bend?": 1.0}
+    | {"Q: Is abrasion a bend?": -2.5, "Q: Is saltation a bend?": -2.2}
+    # None is a broader term that takes meanders in.
+    | {f"Q: Is meanders a kind of {name}?": -1.0 for name in ["oxbow lakes", "levees"]}
+    | {"Q: Is meanders a kind of slip-off slopes?": -1.0},
+)
+
+
+def test_a_defined_terms_wrong_answers_are_what_the_passage_calls_it() -> None:
+    """No stem names a kind, so the kind is the noun the passage defines the term with
+    ("large bends known as meanders": a bend): the processes among the passage's other
+    terms are dropped, and the generator is told the kind."""
+    model = ScriptedModel(MEANDERS)
+    ctx = BuildContext(
+        passage=Passage(text=MEANDERS_FACT),
+        generator=model,
+        profile="chat",
+        embed=None,
+        qa=model,
+        cancel=CancelToken(),
+        difficulty=None,
+        seed=0,
+        qa_knows_kinds=True,
+    )
+    at = MEANDERS_FACT.index("meanders")
+    target = Target(MEANDERS_FACT, 0, "meanders", at, "term", 0, 1.0, defined_as="bend")
+    (built,) = build_candidates(target, "mcq", 1, ctx).candidates
+    wrong = sorted(o.text for o in built.options if not o.is_key)
+    assert wrong == ["levees", "oxbow lakes", "slip-off slopes"]
+    assert "Q: Is abrasion a bend?\nA:" in model.kind_questions
+    assert "asks for a bend" in model.distractor_requests[0]
+
+
 def test_no_kind_is_put_when_no_stem_names_one() -> None:
     assert (
         "asks for" not in prompts.distractors_chat("Who wrote it?", "Sophocles", FACT)[1]["content"]

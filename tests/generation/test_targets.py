@@ -141,6 +141,25 @@ def test_called_as_a_verb_defines_no_term(sentence: str) -> None:
     assert answers(sentence, "term") == []
 
 
+@pytest.mark.parametrize(
+    ("sentence", "called"),
+    [
+        ("Stones grind against the bed in a process called abrasion, and it deepens.", "process"),
+        ("The river swings in large bends known as meanders.", "bend"),
+        ("Green pigment, called chlorophyll, absorbs light.", "pigment"),
+        ("The boulders are rolled along the bed, which is called traction.", None),
+        ("Sediment of this kind is often called alluvium.", None),
+    ],
+)
+def test_a_defined_term_keeps_what_the_passage_calls_it(sentence: str, called: str | None) -> None:
+    (term,) = [
+        t for t in candidate_targets(sentence, split_sentences(sentence)) if t.kind == "term"
+    ]
+    assert term.defined_as == called
+    others = [t for t in candidate_targets(sentence, split_sentences(sentence)) if t.kind != "term"]
+    assert all(t.defined_as is None for t in others)
+
+
 def test_the_textbook_sections_defined_terms_come_first() -> None:
     """bench/generation.py's textbook section: five of its nine defined terms are among the
     ten targets the rules choose for a 5-item quiz and its spares, where none were before."""

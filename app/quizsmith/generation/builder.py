@@ -221,7 +221,10 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     wanted = ctx.filter_config.wanted
     # The kind of thing asked for, the most telling any stem names ("Who wrote Antigone?": a
     # person; "Which playwright ...?": a playwright): the stems share one key, so one kind.
-    asked = dis.kind_of_stems([t for _, t, _, _ in stems])
+    # Else what the passage calls a defined term ("bends known as meanders": a bend): its
+    # same-passage wrong answers are the passage's other terms, often of another sort
+    # (processes offered as bends, bench/results/generation-readings-33f79e4.txt).
+    asked = dis.kind_of_stems([t for _, t, _, _ in stems]) or target.defined_as
     for seed, text, _, _ in stems:
         yield BuildStep("choosing wrong answers and checking them", k / parts)
         outcome, note = _distractors(text, target, ctx, seed, asked)

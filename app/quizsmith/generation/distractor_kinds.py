@@ -219,7 +219,7 @@ def asked_kind(question: str) -> str | None:
             continue
         if words[-1] in _NO_KIND or any(w in _NO_KIND for w in words):
             return None
-        words[-1] = _singular(words[-1])
+        words[-1] = singular(words[-1])
         return " ".join(words)
     return None
 
@@ -235,7 +235,7 @@ def _plural(noun: str) -> bool:
     return noun.endswith("s") and not noun.endswith(("ss", "us", "is", "as"))
 
 
-def _singular(noun: str) -> str:
+def singular(noun: str) -> str:
     if noun.endswith("ies") and len(noun) > 4:
         return noun[:-3] + "y"
     return noun[:-1] if _plural(noun) else noun

@@ -49,6 +49,10 @@ class Target:
     kind: TargetKind
     sentence_index: int
     score: float
+    #: What the passage calls a defined term ("a process called abrasion": "process";
+    #: "bends known as meanders": "bend"): the kind of thing its wrong answers must be, where
+    #: no question names one (`builder`). None for every other target.
+    defined_as: str | None = None
 
     @property
     def fact_end(self) -> int:
@@ -122,9 +126,13 @@ _NOT_A_TERM_START = frozenset(
 )
 
 
-def _defined_terms(sentence: str) -> list[tuple[int, int]]:
-    """Spans of the terms a sentence defines (see _DEFINED_TERM)."""
-    spans = []
+def _defined_terms(sentence: str) -> list[tuple[int, int, str | None]]:
+    """Spans of the terms a sentence defines (see _DEFINED_TERM), each with the noun the
+    passage calls it, singular ("bends known as meanders": "bend"; "which is called
+    traction": None)."""
+    from quizsmith.generation.distractor_kinds import singular
+
+    spans: list[tuple[int, int, str | None]] = []
     for m in _DEFINED_TERM.finditer(sentence):
         term, before = m.group("term"), m.group("before") or ""
         if term.split()[0] in _NOT_A_TERM_START:
@@ -134,7 +142,9 @@ def _defined_terms(sentence: str) -> list[tuple[int, int]]:
             verb_like = not before or before[0].isupper() or before.lower() in PRONOUNS
             if verb_like or (m.group("article") or "").strip() == "the":
                 continue
-        spans.append((m.start("term"), m.end("term")))
+        noun = before.rstrip(",").lower()
+        called = noun if noun.isalpha() and noun not in _PASSIVE and noun not in PRONOUNS else ""
+        spans.append((m.start("term"), m.end("term"), singular(called) if called else None))
     return spans
 
 
@@ -193,8 +203,10 @@ def candidate_targets(passage_text: str, sentences: Sequence[Sentence]) -> list[
         def claim(start: int, end: int, kind: TargetKind, bonus: float = 0.0) -> None:
             _claim(spans, sentence.text, start, end, kind, bonus)  # noqa: B023 (called in-loop)
 
-        for start, end in _defined_terms(sentence.text):
+        defined: dict[tuple[int, int], str | None] = {}
+        for start, end, noun in _defined_terms(sentence.text):
             claim(start, end, "term")
+            defined[(start, end)] = noun
         for pattern in _DATE_PATTERNS:
             for m in pattern.finditer(sentence.text):
                 claim(m.start(), m.end(), "date", 0.05)
@@ -229,6 +241,7 @@ def candidate_targets(passage_text: str, sentences: Sequence[Sentence]) -> list[
                     kind=kind,
                     sentence_index=sentence.index,
                     score=round(min(1.0, max(0.0, _BASE_SCORE[kind] + bonus + position)), 4),
+                    defined_as=defined.get((start, end)) if kind == "term" else None,
                 )
             )
     found.sort(key=lambda t: (t.sentence_index, -t.score, t.answer_start))
