@@ -137,6 +137,7 @@ def _build(
     script: Script = SOPHOCLES,
     key: str = "Sophocles",
     kind: TargetKind = "entity",
+    defined_as: str | None = None,
 ) -> tuple[list[list[str]], ScriptedModel]:
     model = ScriptedModel(script)
     ctx = BuildContext(
@@ -150,7 +151,8 @@ def _build(
         seed=0,
         qa_knows_kinds=qa_knows_kinds,
     )
-    target = Target(script.fact, 0, key, script.fact.index(key), kind, 0, 1.0)
+    at = script.fact.index(key)
+    target = Target(script.fact, 0, key, at, kind, 0, 1.0, defined_as=defined_as)
     built = build_candidates(target, "mcq", len(script.stems), ctx)
     options = [[o.text for o in c.options if not o.is_key] for c in built.candidates]
     return options, model
@@ -212,23 +214,8 @@ def test_a_defined_terms_wrong_answers_are_what_the_passage_calls_it() -> None:
     """No stem names a kind, so the kind is the noun the passage defines the term with
     ("large bends known as meanders": a bend): the processes among the passage's other
     terms are dropped, and the generator is told the kind."""
-    model = ScriptedModel(MEANDERS)
-    ctx = BuildContext(
-        passage=Passage(text=MEANDERS_FACT),
-        generator=model,
-        profile="chat",
-        embed=None,
-        qa=model,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
-        qa_knows_kinds=True,
-    )
-    at = MEANDERS_FACT.index("meanders")
-    target = Target(MEANDERS_FACT, 0, "meanders", at, "term", 0, 1.0, defined_as="bend")
-    (built,) = build_candidates(target, "mcq", 1, ctx).candidates
-    wrong = sorted(o.text for o in built.options if not o.is_key)
-    assert wrong == ["levees", "oxbow lakes", "slip-off slopes"]
+    (wrong,), model = _build(True, MEANDERS, "meanders", "term", defined_as="bend")
+    assert sorted(wrong) == ["levees", "oxbow lakes", "slip-off slopes"]
     assert "Q: Is abrasion a bend?\nA:" in model.kind_questions
     assert "asks for a bend" in model.distractor_requests[0]
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from quizsmith.generation.distractor_kinds import singular
 from quizsmith.generation.sentences import Sentence
 from quizsmith.generation.target_phrases import (
     _content_word_frequency,
@@ -92,51 +93,17 @@ _DEFINED_TERM = re.compile(
     r"(?=\s*[,.;:)!?]|\s*$|\s+(?:and|or|but|which|that|because|where|when|while)\b)"
 )
 _PASSIVE = frozenset(["is", "are", "was", "were", "be", "been", "being", "often", "also", "now"])
-_NOT_A_TERM_START = frozenset(
-    [
-        "for",
-        "on",
-        "off",
-        "up",
-        "out",
-        "in",
-        "back",
-        "upon",
-        "to",
-        "at",
-        "by",
-        "over",
-        "his",
-        "her",
-        "their",
-        "its",
-        "my",
-        "our",
-        "your",
-        "him",
-        "them",
-        "it",
-        "us",
-        "me",
-        "this",
-        "that",
-        "these",
-        "those",
-    ]
-)
 
 
 def _defined_terms(sentence: str) -> list[tuple[int, int, str | None]]:
     """Spans of the terms a sentence defines (see _DEFINED_TERM), each with the noun the
     passage calls it, singular ("bends known as meanders": "bend"; "which is called
     traction": None)."""
-    from quizsmith.generation.distractor_kinds import singular
-
     spans: list[tuple[int, int, str | None]] = []
     for m in _DEFINED_TERM.finditer(sentence):
         term, before = m.group("term"), m.group("before") or ""
-        if term.split()[0] in _NOT_A_TERM_START:
-            continue
+        if term.split()[0] in STOPWORDS or term.split()[0] in PRONOUNS:
+            continue  # "called for reforms", "called his sister": "called" as a verb
         naming = before.endswith(",") or before.lower() in _PASSIVE  # ", called X" / "is called"
         if m.group("intro") == "called" and not naming:
             verb_like = not before or before[0].isupper() or before.lower() in PRONOUNS
