@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from quizsmith.domain import TF_ANSWERS, Item, Option, Passage
 from quizsmith.generation import distractors as dis
 from quizsmith.generation import writer
+from quizsmith.generation.passage_vocabulary import list_siblings
 from quizsmith.generation.prompts import PROMPT_VERSION
 from quizsmith.generation.target_candidates import written_without_spaces
 from quizsmith.generation.targets import Target
@@ -53,6 +54,9 @@ class BuildContext:
     seed: int
     #: Other answers found in the passage: same-passage distractor candidates.
     passage_answers: list[str] = field(default_factory=list)
+    #: The terms the passage defines, with the noun it calls each (`target_candidates.
+    #: defined_terms`): wrong answers too, whether or not a target asks for them.
+    passage_terms: dict[str, str | None] = field(default_factory=dict)
     filter_config: dis.FilterConfig = field(default_factory=dis.FilterConfig)
     #: Whether the QA model can tell a playwright from a character ("Is Creon a
     #: playwright?"): one large enough for chat prompts can, the tiny ones cannot
@@ -224,10 +228,17 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     # Else what the passage calls a defined term ("bends known as meanders": a bend): its
     # same-passage wrong answers are the passage's other terms, often of another sort
     # (processes offered as bends, bench/results/generation-readings-33f79e4.txt).
-    asked = dis.kind_of_stems([t for _, t, _, _ in stems]) or target.defined_as
+    stem_kind = dis.kind_of_stems([t for _, t, _, _ in stems])
+    asked = stem_kind or target.defined_as
+    # Where a stem names the kind ("What process ...?"), a defined term is asked about by the
+    # noun the passage calls it ("Is a bend a process?"). Not where the kind is the key's own
+    # noun: its right wrong answers are the passage's other landforms, which are no bends
+    # ("Is a channel a bend?" reads No, and distributaries are a good wrong answer for
+    # meanders).
+    described = ctx.passage_terms if stem_kind else None
     for seed, text, _, _ in stems:
         yield BuildStep("choosing wrong answers and checking them", k / parts)
-        outcome, note = _distractors(text, target, ctx, seed, asked)
+        outcome, note = _distractors(text, target, ctx, seed, asked, described)
         if note:
             built.notes.append(note)
         if len(outcome.kept) >= wanted:
@@ -281,19 +292,26 @@ def _rule_stem(target: Target) -> writer.Written:
 
 
 def _distractors(
-    question: str, target: Target, ctx: BuildContext, seed: int, asked: str | None = None
+    question: str,
+    target: Target,
+    ctx: BuildContext,
+    seed: int,
+    asked: str | None = None,
+    described: Mapping[str, str | None] | None = None,
 ) -> tuple[dis.FilterOutcome, str]:
-    """(filtered candidates, note): model candidates first, then same-kind answers from the
-    passage, then nearby numbers; the QA model then orders them and, where `asked` names the
-    kind of thing the question asks for, checks each is one (`dis.filter_distractors`)."""
+    """(filtered candidates, note): model candidates first, then the key's siblings in the
+    passage's lists, the passage's other answers and defined terms, then nearby numbers; the
+    QA model then orders them and, where `asked` names the kind of thing the question asks
+    for, checks each is one (`dis.filter_distractors`)."""
     ctx.cancel.raise_if_cancelled()
     from_model, note = writer.propose_distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
     )
     rng = random.Random(seed)
-    from_passage = [a for a in ctx.passage_answers if a != target.answer]
+    siblings = list_siblings(ctx.passage.text, target.answer)
+    from_passage = [a for a in [*ctx.passage_answers, *ctx.passage_terms] if a != target.answer]
     rng.shuffle(from_passage)
-    pool = [*from_model, *from_passage, *dis.numeric_variants(target.answer, rng)]
+    pool = [*from_model, *siblings, *from_passage, *dis.numeric_variants(target.answer, rng)]
     ctx.cancel.raise_if_cancelled()
     reader = (
         dis.qa_reading(ctx.qa, target.fact, question, target.answer)
@@ -302,7 +320,7 @@ def _distractors(
     )
     # The yes/no checks ask only a QA model large enough to tell kinds apart.
     judge = ctx.qa if reader is not None and ctx.qa_knows_kinds else None
-    kind = dis.kind_reading(judge, asked) if judge and asked else None
+    kind = dis.kind_reading(judge, asked, described) if judge and asked else None
     broader = dis.broader_reading(judge, target.answer) if judge else None
     outcome = dis.filter_distractors(
         target.answer,

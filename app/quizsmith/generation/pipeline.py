@@ -33,6 +33,7 @@ from quizsmith.generation.targets import (
     candidate_targets,
     choose_targets,
     concept_targets,
+    defined_terms,
     written_without_spaces,
 )
 from quizsmith.jobs import CancelToken, Progress
@@ -129,6 +130,7 @@ def generate_items(
             difficulty=request.difficulty,
             seed=request.seed,
             passage_answers=_unique(t.answer for t in targets),
+            passage_terms=defined_terms(sentences),
             qa_knows_kinds=qa is not None and writer.profile_for(qa, settings) == "chat",
         )
         metric_ctx = MetricContext(

@@ -115,6 +115,17 @@ def _defined_terms(sentence: str) -> list[tuple[int, int, str | None]]:
     return spans
 
 
+def defined_terms(sentences: Iterable[Sentence]) -> dict[str, str | None]:
+    """Every term the passage defines, in order, with the noun it calls it (`_defined_terms`):
+    the passage's vocabulary, whether or not a target asks for it (the builder offers the
+    others as wrong answers, generation/passage_vocabulary.py)."""
+    terms: dict[str, str | None] = {}
+    for sentence in sentences:
+        for start, end, noun in _defined_terms(sentence.text):
+            terms.setdefault(sentence.text[start:end], noun)
+    return terms
+
+
 #: Letters of scripts written without spaces between words (Chinese, Japanese kana and kanji,
 #: Thai, Lao, Myanmar, Khmer). The finder's words and the item checks' word counts are
 #: space-separated, so no answer is found in such text.

@@ -29,9 +29,9 @@ between words, such as Chinese, yields no answers: `written_without_spaces`). LL
 
 The parts: target_words.py (word lists and patterns), target_phrases.py (names and noun
 phrases in a sentence), target_candidates.py (`Target`, `candidate_targets`,
-`concept_targets`, `written_without_spaces`); this module chooses among the candidates
-(`choose_targets`, with the teacher's pins) and re-exports the others' public names, so
-callers import everything from here.
+`concept_targets`, `defined_terms`, `written_without_spaces`); this module chooses among the
+candidates (`choose_targets`, with the teacher's pins) and re-exports the others' public
+names, so callers import everything from here.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from quizsmith.generation.target_candidates import (
     TargetKind,
     candidate_targets,
     concept_targets,
+    defined_terms,
     written_without_spaces,
 )
 from quizsmith.generation.target_words import COMMON_VERBS, MONTHS, PRONOUNS, STOPWORDS
@@ -66,6 +67,7 @@ __all__ = [
     "candidate_targets",
     "choose_targets",
     "concept_targets",
+    "defined_terms",
     "written_without_spaces",
 ]
 
