@@ -138,10 +138,12 @@ def _build(
     key: str = "Sophocles",
     kind: TargetKind = "entity",
     defined_as: str | None = None,
+    passage: str = "",
+    passage_terms: dict[str, str | None] | None = None,
 ) -> tuple[list[list[str]], ScriptedModel]:
     model = ScriptedModel(script)
     ctx = BuildContext(
-        passage=Passage(text=script.fact),
+        passage=Passage(text=passage or script.fact),
         generator=model,
         profile="chat",
         embed=None,
@@ -150,6 +152,7 @@ def _build(
         difficulty=None,
         seed=0,
         qa_knows_kinds=qa_knows_kinds,
+        passage_terms=passage_terms or {},
     )
     at = script.fact.index(key)
     target = Target(script.fact, 0, key, at, kind, 0, 1.0, defined_as=defined_as)
@@ -228,3 +231,69 @@ def test_no_kind_is_put_when_no_stem_names_one() -> None:
         "asks for an element:"
         in prompts.distractors_chat("Which element is it?", "iron", FACT, "element")[1]["content"]
     )
+
+
+ABRASION_FACT = "Stones carried by the current grind against the bed in a process called abrasion."
+#: The passage's defined terms, with the noun it calls each (bench/generation.py's textbook).
+RIVER_TERMS: dict[str, str | None] = {
+    "abrasion": "process",
+    "meanders": "bend",
+    "saltation": "movement",
+    "traction": None,
+}
+ABRASION = Script(
+    ABRASION_FACT,
+    ["What process grinds stones against the bed?"],
+    ["erosion"],
+    # The 1.5B model's readings: it does not know the terms, and knows the nouns.
+    {"Q: Is a process a process?": 0.8, "Q: Is a bend a process?": -1.3}
+    | {"Q: Is a movement a process?": 0.9, "Q: Is traction a process?": 0.5}
+    | {"Q: Is erosion a process?": 2.7}
+    | {f"Q: Is abrasion a kind of {name}?": -1.0 for name in ["erosion", "saltation", "traction"]},
+)
+
+
+def test_a_defined_term_is_asked_about_by_the_noun_the_passage_calls_it() -> None:
+    """The stem names the kind (a process): "Is meanders a process?" read as high as the key
+    on the 1.5B model; "Is a bend a process?" reads No, so meanders goes."""
+    (wrong,), model = _build(
+        True, ABRASION, "abrasion", "term", "process", passage_terms=RIVER_TERMS
+    )
+    assert sorted(wrong) == ["erosion", "saltation", "traction"]
+    assert "Q: Is a bend a process?\nA:" in model.kind_questions
+    assert "Q: Is meanders a process?\nA:" not in model.kind_questions
+
+
+def test_the_keys_own_noun_as_the_kind_asks_about_the_terms_themselves() -> None:
+    """No stem names a kind, so the kind is meanders' own noun; the passage's other landforms
+    are no bends, and asking "Is a channel a bend?" would drop the good wrong answer
+    distributaries: the terms are asked about as they are."""
+    script = Script(
+        MEANDERS.fact,
+        MEANDERS.stems,
+        MEANDERS.wrong,
+        MEANDERS.says_yes
+        | {"Q: Is distributaries a bend?": 1.2, "Q: Is meanders a kind of distributaries?": -1.0},
+    )
+    terms = {"meanders": "bend", "distributaries": "channel", "abrasion": "process"}
+    (wrong,), model = _build(True, script, "meanders", "term", "bend", passage_terms=terms)
+    assert "Q: Is distributaries a bend?\nA:" in model.kind_questions
+    assert not any("a channel" in q for q in model.kind_questions)
+    assert "abrasion" not in wrong
+
+
+NILE_FACT = "The floodplain of the Nile in Egypt supported one of the earliest civilisations."
+NILE = Script(
+    NILE_FACT, ["Which river's floodplain supported an early civilisation?"], ["Amazon"], {}
+)
+
+
+def test_the_keys_siblings_in_a_list_and_the_passages_terms_are_candidates() -> None:
+    """The generator offers one wrong answer: the key's siblings in the passage's list fill
+    the set (the passage's defined terms join the candidates too, and the name filter drops
+    them: the key is a name)."""
+    passage = f"{NILE_FACT} The Mississippi, the Ganges and the Nile all end in deltas."
+    (wrong,), _ = _build(
+        False, NILE, "Nile", "entity", passage=passage, passage_terms={"levees": "bank"}
+    )
+    assert sorted(wrong) == ["Amazon", "Ganges", "Mississippi"]

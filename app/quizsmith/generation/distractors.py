@@ -1,7 +1,8 @@
 """Distractor candidates and the filters they must pass, each drop with its reason.
 
-Candidates come from three places: the generator model, other answers of the same kind found
-in the passage (the classic "same-passage" distractors), and, for numbers and years, nearby
+Candidates come from three places: the generator model, the passage's own words (the classic
+"same-passage" distractors: the key's siblings in its lists, the other targets' answers and the
+terms it defines, generation/passage_vocabulary.py), and, for numbers and years, nearby
 values. The filters are those of the generation issue: not the key or part of it, no
 duplicates (text and embeddings), within a similarity band to the key (plausible, not a
 synonym), the same kind as the key, and not also true per the passage (the QA model reading

@@ -126,6 +126,32 @@ def defined_terms(sentences: Iterable[Sentence]) -> dict[str, str | None]:
     return terms
 
 
+#: A heading's length at most, in words ("How Rivers Shape the Land", "Chapter 3: Erosion").
+HEADING_WORDS: Final = 12
+
+
+def headings(sentences: Sequence[Sentence]) -> set[int]:
+    """Indexes of the sentences that are headings: a paragraph of one line with no closing
+    punctuation, every word of four letters or more capitalised. Not facts: "How Rivers Shape
+    the Land" became a target ("Rivers Shape the Land") that took two of the textbook
+    section's model calls and gave "What do rivers do?" (bench/generation.py). A list item in
+    sentence case ("Rivers carry sediment downstream") stays a fact."""
+    per_paragraph: dict[int, int] = {}
+    for sentence in sentences:
+        per_paragraph[sentence.paragraph] = per_paragraph.get(sentence.paragraph, 0) + 1
+    found: set[int] = set()
+    for sentence in sentences:
+        words = re.findall(r"[^\W\d_][\w'’-]*", sentence.text)
+        if (
+            per_paragraph[sentence.paragraph] == 1
+            and sentence.text.rstrip()[-1:] not in ".!?;,\"'”’)"
+            and 0 < len(sentence.text.split()) <= HEADING_WORDS
+            and all(w[0].isupper() for w in words if len(w) >= 4)
+        ):
+            found.add(sentence.index)
+    return found
+
+
 #: Letters of scripts written without spaces between words (Chinese, Japanese kana and kanji,
 #: Thai, Lao, Myanmar, Khmer). The finder's words and the item checks' word counts are
 #: space-separated, so no answer is found in such text.
@@ -165,17 +191,23 @@ def written_without_spaces(text: str) -> bool:
 # -- finding candidates --------------------------------------------------------------------------
 
 
-def candidate_targets(passage_text: str, sentences: Sequence[Sentence]) -> list[Target]:
+def candidate_targets(
+    passage_text: str, sentences: Sequence[Sentence], *, skip_headings: bool = True
+) -> list[Target]:
     """Every plausible (fact, answer) in the passage, best first within each sentence's order.
 
-    `sentences` must be spans of `passage_text` (as `split_sentences` returns them).
+    `sentences` must be spans of `passage_text` (as `split_sentences` returns them). Headings
+    are no facts (`headings`), unless `skip_headings` is False (a fact the teacher pinned).
     """
     _check_sentences(passage_text, sentences)
     midsentence_caps = _midsentence_capitalised(sentences)
     frequency = _content_word_frequency(sentences)
     n_sentences = max(len(sentences), 1)
     found: list[Target] = []
+    skipped = headings(sentences) if skip_headings else set()
     for sentence in sentences:
+        if sentence.index in skipped:
+            continue
         spans: list[tuple[int, int, TargetKind, float]] = []
 
         def claim(start: int, end: int, kind: TargetKind, bonus: float = 0.0) -> None:
@@ -236,6 +268,7 @@ def concept_targets(
     _check_sentences(passage_text, sentences)
     targets: list[Target] = []
     seen: set[str] = set()
+    facts = [s for s in sentences if s.index not in headings(sentences)]
     for rank, concept in enumerate(concepts):
         words = concept.split()
         key = " ".join(words).casefold()
@@ -245,7 +278,7 @@ def concept_targets(
         pattern = re.compile(
             r"(?<!\w)" + r"\s+".join(re.escape(w) for w in words) + r"(?!\w)", re.IGNORECASE
         )
-        for sentence in sentences:
+        for sentence in facts:
             m = pattern.search(sentence.text)
             if m and _usable_answer(m.group(), sentence.text):
                 targets.append(

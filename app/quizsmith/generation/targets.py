@@ -22,16 +22,17 @@ spaCy or NLTK models):
 Limits, by design of a rule-based finder: no part-of-speech tagger, so a noun phrase may start
 with a participle ("the planned attack" -> "planned attack") or miss one that no determiner
 introduces; lower-case named things ("the mitochondria") count as phrases, not entities;
-capitalised words in titles and headings look like entities; number words ("seven") and
-relative dates ("last year") are not found; English only (a text in a script without spaces
-between words, such as Chinese, yields no answers: `written_without_spaces`). LLM-proposed concepts
-(`concept_targets`) and teacher pins cover what the rules miss.
+a heading (a one-line paragraph in title case with no closing punctuation: `headings`) is
+no fact, but capitalised words in a title inside a sentence look like entities; number words
+("seven") and relative dates ("last year") are not found; English only (a text in a script
+without spaces between words, such as Chinese, yields no answers: `written_without_spaces`).
+LLM-proposed concepts (`concept_targets`) and teacher pins cover what the rules miss.
 
 The parts: target_words.py (word lists and patterns), target_phrases.py (names and noun
 phrases in a sentence), target_candidates.py (`Target`, `candidate_targets`,
-`concept_targets`, `defined_terms`, `written_without_spaces`); this module chooses among the
-candidates (`choose_targets`, with the teacher's pins) and re-exports the others' public
-names, so callers import everything from here.
+`concept_targets`, `defined_terms`, `headings`, `written_without_spaces`); this module
+chooses among the candidates (`choose_targets`, with the teacher's pins) and re-exports the
+others' public names, so callers import everything from here.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from quizsmith.generation.target_candidates import (
     candidate_targets,
     concept_targets,
     defined_terms,
+    headings,
     written_without_spaces,
 )
 from quizsmith.generation.target_words import COMMON_VERBS, MONTHS, PRONOUNS, STOPWORDS
@@ -68,6 +70,7 @@ __all__ = [
     "choose_targets",
     "concept_targets",
     "defined_terms",
+    "headings",
     "written_without_spaces",
 ]
 
@@ -206,7 +209,9 @@ def _pinned_targets(
             inside = [t for t in candidates if start <= t.answer_start and t.answer_end <= end]
             if not inside:
                 inside = candidate_targets(
-                    text, [Sentence(fact, start, end, 0, _sentence_index(sentences, start))]
+                    text,
+                    [Sentence(fact, start, end, 0, _sentence_index(sentences, start))],
+                    skip_headings=False,
                 )
             if inside:
                 best = max(inside, key=lambda t: (t.score, -t.answer_start))

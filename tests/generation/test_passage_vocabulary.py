@@ -1,0 +1,97 @@
+"""The passage's own words as wrong answers: the lists it names (`list_siblings`) and the
+terms it defines (`defined_terms`), on sentences of bench/generation.py's passages."""
+
+from __future__ import annotations
+
+import pytest
+
+from quizsmith.generation.passage_vocabulary import list_siblings, passage_lists
+from quizsmith.generation.sentences import split_sentences
+from quizsmith.generation.targets import defined_terms
+
+JOBS = (
+    "Geographers describe these three jobs as erosion, transportation and deposition, and "
+    "together they explain why valleys, waterfalls, meanders and deltas look the way they do."
+)
+
+
+@pytest.mark.parametrize(
+    ("passage", "key", "siblings"),
+    [
+        (JOBS, "erosion", ["transportation", "deposition"]),
+        (JOBS, "deposition", ["erosion", "transportation"]),
+        # The last member is cut to the others' length: "deltas", not "deltas look".
+        (JOBS, "meanders", ["valleys", "waterfalls", "deltas"]),
+        # Articles are no part of a member, of the key or of its siblings.
+        (
+            "The Mississippi, the Ganges and the Nile all end in deltas.",
+            "the Nile",
+            ["Mississippi", "Ganges"],
+        ),
+        # An Oxford comma, a two-word member.
+        (
+            "Mortgage bankers, accountants, and cost engineers are likely participants.",
+            "cost engineers",
+            ["Mortgage bankers", "accountants"],
+        ),
+        # Two members joined by a bare "and"; the clause before the comma is no member.
+        ("On the inside the water is slow, so sand and gravel are dropped.", "gravel", ["sand"]),
+        # A name stays whole, whatever the others' length.
+        (
+            "Others are Saint Kentigern in Auckland, Scots College and Queen Margaret College.",
+            "Auckland",
+            ["Scots College", "Queen Margaret College"],
+        ),
+    ],
+)
+def test_a_key_in_a_list_gets_the_lists_other_members(
+    passage: str, key: str, siblings: list[str]
+) -> None:
+    assert list_siblings(passage, key) == siblings
+
+
+@pytest.mark.parametrize(
+    ("passage", "key"),
+    [
+        # Clauses, not things: the middle part is longer than a member.
+        (
+            "Moving water wears away rock, carries the broken pieces downstream and drops them.",
+            "rock",
+        ),
+        # Two parts after a comma are a second clause, not a list.
+        ("Tributaries have joined, so it carries more water, and the channel is wider.", "channel"),
+        # A name and a phrase are no list of two.
+        (
+            "The capture of Kimathi signified the defeat of the Mau Mau and essentially ended "
+            "the offensive.",
+            "Mau Mau",
+        ),
+        # Not in any list, or not in the passage at all.
+        (JOBS, "geographers"),
+        (JOBS, "photosynthesis"),
+        (JOBS, ""),
+    ],
+)
+def test_no_siblings_where_the_key_is_in_no_list(passage: str, key: str) -> None:
+    assert list_siblings(passage, key) == []
+
+
+def test_a_list_ends_at_a_sentence_and_each_sibling_comes_once() -> None:
+    passage = (
+        "Rivers carry sand. Deltas, estuaries and mouths are landforms. "
+        "Estuaries, deltas and mouths differ."
+    )
+    # "sand" ends its sentence: "Deltas" of the next one is no sibling of it.
+    assert list_siblings(passage, "sand") == []
+    assert list_siblings(passage, "deltas") == ["estuaries", "mouths", "Estuaries"]
+    assert ["Deltas", "estuaries", "mouths"] in passage_lists(passage)
+
+
+def test_defined_terms_keep_the_noun_the_passage_calls_them() -> None:
+    text = (
+        "Stones grind against the bed in a process called abrasion. The river swings in "
+        "large bends known as meanders. The largest boulders are rolled along the bed, which "
+        "is called traction. Later the channel is deepened by a process called abrasion."
+    )
+    terms = defined_terms(split_sentences(text))
+    assert terms == {"abrasion": "process", "meanders": "bend", "traction": None}
