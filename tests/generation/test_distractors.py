@@ -72,6 +72,22 @@ def test_text_filters_give_reasons() -> None:
     assert reasons["Frida Kahlo"].startswith("not needed")
 
 
+def test_the_key_in_the_singular_or_plural_is_no_wrong_answer() -> None:
+    out = dis.filter_distractors(
+        "meanders",
+        ["meander", "oxbow lakes", "levees", "deltas"],
+        embed=None,
+        reader=None,
+    )
+    assert dict(out.dropped)["meander"] == "the key in the singular or the plural"
+    assert out.kept == ["oxbow lakes", "levees", "deltas"]
+    # The whole answer is compared, its last word in the singular: "lake bends" stays.
+    out = dis.filter_distractors(
+        "river bend", ["river bends", "lake bends"], embed=None, reader=None
+    )
+    assert [text for text, _ in out.dropped] == ["river bends"]
+
+
 def _fake_embed(table: dict[str, list[float]]):  # a fixed vector per text
     def embed(texts):
         return [table[t] for t in texts]

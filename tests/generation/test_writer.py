@@ -187,3 +187,23 @@ def test_an_ordinal_key_asks_which_period() -> None:
     made = writer.wh_question(fact, answer, fact.index(answer))
     assert made == "Quantum mechanics was developed in which century by many physicists?"
     assert writer.stem_problem(made, answer, fact, may_quote_fact=True) == ""
+
+
+@pytest.mark.parametrize(
+    ("stem", "answer", "several"),
+    [
+        ("What are the three jobs described by geographers?", "erosion", True),
+        ("Which two rivers meet at Khartoum?", "the White Nile", True),
+        ("What three jobs do geographers describe?", "erosion", True),
+        # One of several is one thing; a key that lists fits a question for several.
+        ("Which of the three jobs moves rocks downstream?", "transportation", False),
+        ("Which two rivers meet at Khartoum?", "the White Nile and the Blue Nile", False),
+        ("What two planets lie closer to the Sun than Earth?", "Mercury, Venus", False),
+        ("What are the jobs of a river called?", "erosion", False),
+    ],
+)
+def test_a_question_for_several_things_needs_a_key_that_lists(
+    stem: str, answer: str, several: bool
+) -> None:
+    problem = writer.stem_problem(stem, answer, "A fact about something else.")
+    assert ("but the key is one" in problem) is several

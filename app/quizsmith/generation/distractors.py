@@ -41,7 +41,7 @@ from quizsmith.generation.distractor_kinds import KIND_SPARES as KIND_SPARES
 from quizsmith.generation.distractor_kinds import KindCheck as KindCheck
 from quizsmith.generation.distractor_kinds import asked_kind as asked_kind
 from quizsmith.generation.distractor_kinds import broader_reading as broader_reading
-from quizsmith.generation.distractor_kinds import first_that_pass
+from quizsmith.generation.distractor_kinds import first_that_pass, singular
 from quizsmith.generation.distractor_kinds import kind_of_stems as kind_of_stems
 from quizsmith.generation.distractor_kinds import kind_reading as kind_reading
 from quizsmith.generation.placeholder_names import invented_name
@@ -229,6 +229,9 @@ def filter_distractors(
             reason = "empty"
         elif norm == key_norm:
             reason = "the same as the key"
+        elif _number_free(norm) == _number_free(key_norm):
+            # "meander" for the key "meanders" (the 1.5B model's, bench/generation.py).
+            reason = "the key in the singular or the plural"
         elif f" {norm} " in f" {key_norm} ":
             reason = "part of the key"
         elif f" {key_norm} " in f" {norm} ":
@@ -283,6 +286,12 @@ def filter_distractors(
     for text in out.spare:
         out.drop(text, "not needed (enough better candidates)")
     return out
+
+
+def _number_free(norm: str) -> str:
+    """A normalised answer with its last word in the singular: "meanders" and "meander" meet."""
+    head, _, last = norm.rpartition(" ")
+    return f"{head} {singular(last)}".strip()
 
 
 def named_in(option: str, question: str) -> bool:

@@ -98,7 +98,7 @@ def stem_problem(stem: str, answer: str, fact: str, *, may_quote_fact: bool = Fa
     mismatch = asks_for_other_kind(stem, answer)
     if mismatch:
         return mismatch
-    unnamed = unnamed_referent(stem)
+    unnamed = unnamed_referent(stem) or asks_for_several(stem, answer)
     if unnamed:
         return unnamed
     if may_quote_fact:
@@ -152,6 +152,29 @@ def asks_for_other_kind(stem: str, answer: str) -> str:
     elif _ASKS_TIME.search(stem) or _ASKS_AMOUNT.search(stem):
         return "the question asks for a date or an amount, but the key is neither"
     return ""
+
+
+#: "What are the three jobs ...?", "Which two rivers ...?": a question for several things.
+#: "Which of the three jobs ...?" asks for one and stays.
+_ASKS_SEVERAL = re.compile(
+    r"\b(?:what|which)\s+(?:(?:are|were)\s+)?(?:the\s+)?"
+    r"(two|three|four|five|six|seven|eight|nine|ten|several|both)\s+[a-z-]+s\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_several(stem: str, answer: str) -> str:
+    """Why the question asks for several things where the key is one ("" when it does not):
+    "What are the three jobs described by geographers ...?" with the key "erosion" (the
+    standard profile's item on bench/generation.py's textbook section at b007ecf). A key that
+    lists ("erosion and deposition", "Mars, Venus") fits it."""
+    match = _ASKS_SEVERAL.search(stem)
+    if not match or " and " in f" {answer} " or "," in answer:
+        return ""
+    return (
+        f"the question asks for {match.group(1).lower()} things, but the key is one "
+        f"(\u201c{answer}\u201d)"
+    )
 
 
 #: "this endeavor", "these jobs": a demonstrative pointing at something the passage named.
