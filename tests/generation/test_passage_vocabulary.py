@@ -36,6 +36,14 @@ JOBS = (
         ),
         # Two members joined by a bare "and"; the clause before the comma is no member.
         ("On the inside the water is slow, so sand and gravel are dropped.", "gravel", ["sand"]),
+        # The lead-in before the first comma is no member, its last word is; a last member
+        # cut inside its phrase ("melting" of "melting glacier high in") is left out.
+        (
+            "A river begins at its source, which is often a spring, a lake or a melting "
+            "glacier high in the hills.",
+            "spring",
+            ["lake"],
+        ),
         # A name stays whole, whatever the others' length.
         (
             "Others are Saint Kentigern in Auckland, Scots College and Queen Margaret College.",
@@ -60,6 +68,8 @@ def test_a_key_in_a_list_gets_the_lists_other_members(
         ),
         # Two parts after a comma are a second clause, not a list.
         ("Tributaries have joined, so it carries more water, and the channel is wider.", "channel"),
+        # Two members where the second runs on are a clause, not a list.
+        ("Cost engineers and estimators apply expertise to relate the work.", "Cost engineers"),
         # A name and a phrase are no list of two.
         (
             "The capture of Kimathi signified the defeat of the Mau Mau and essentially ended "

@@ -9,11 +9,13 @@ were "meanders", "erosion" and "river floods", and the model filled the rest wit
 student weighs ("jumping", "winding"; bench/results/generation-readings-d71cd03.txt).
 
 Lists are read by rule, not by a parser: members of one to three words, separated by commas,
-the last after "and" or "or" (`list_siblings`). Its limits: a list of clauses whose last
-words look like nouns can pass ("carries more water, and the channel": two members after a
-comma are not taken, three are), and a member's end is guessed where no comma closes it
-("or a melting glacier high in the hills": "melting glacier high"). Every sibling still goes
-through the distractor filters, the QA model's "also true" and kind checks included.
+the last after "and" or "or", or two joined by a bare "and" (`list_siblings`). Its limits: a
+verb can pass for a member where nothing marks it ("the river floods ... and drops its
+sediment": "drops"), and the last member's end is guessed where no comma closes it: cut to
+the others' length ("deltas look the way": "deltas"), left out where the cut falls inside a
+phrase ("a melting glacier high in the hills"), and a pair whose second member runs on is no
+list. Every sibling still goes through the distractor filters, the QA model's "also true"
+and kind checks included.
 """
 
 from __future__ import annotations
@@ -90,11 +92,16 @@ def _lists_in(tokens: Sequence[str]) -> list[list[str]]:
         first = index
         while first > start and separators[first - 1] == ",":
             first -= 1
-        members = _members(segments[first : index + 2], comma_and=sep == ", and")
-        if not members and first < index and sep == "and":
-            # "the water is slow, so sand and gravel are dropped": no list of three, but
-            # "sand and gravel" is one of two.
-            members = _members(segments[index : index + 2], comma_and=False)
+        # The earliest start that reads as a list: "which is often a spring, a lake or a
+        # melting glacier" is no member, "spring" of it is; last, two joined by a bare "and"
+        # ("the water is slow, so sand and gravel are dropped": "sand and gravel").
+        members: list[str] = []
+        for begin in range(first, index + 1):
+            if begin == index and sep != "and":
+                break
+            members = _members(segments[begin : index + 2], comma_and=sep == ", and")
+            if members:
+                break
         if members:
             lists.append(members)
         start = index + 1
@@ -111,13 +118,21 @@ def _members(segments: Sequence[list[str]], *, comma_and: bool) -> list[str]:
     head = _trailing_member(segments[0])
     middle = [_whole_member(s) for s in segments[1:-1]]
     # Members run parallel: the last is cut to the longest of the others ("valleys,
-    # waterfalls, meanders and deltas look the way ...": "deltas"), one word more for two;
-    # a name stays whole ("Auckland, Scots College and Queen Margaret College").
-    longest = max(len(m) for m in [head, *middle]) + (0 if middle else 1)
+    # waterfalls, meanders and deltas look the way ...": "deltas"); a name stays whole
+    # ("Auckland, Scots College and Queen Margaret College"). Two members are weaker
+    # evidence of a list: one that runs on is a clause, and the pair is none ("Cost
+    # engineers and estimators apply expertise": not "estimators apply").
+    longest = max(len(m) for m in [head, *middle])
     tail = _leading_member(segments[-1])
-    if kind_of(" ".join(tail)) != "name":
+    parts = [head, *middle, tail]
+    if kind_of(" ".join(tail)) != "name" and len(tail) > longest:
+        if not middle:
+            return []
         tail = tail[:longest]
-    members = [" ".join(m) for m in [head, *middle, tail]]
+        # Cut inside a phrase ("or a melting glacier high in the hills": "melting"): the
+        # list keeps its other members.
+        parts = [head, *middle] if tail[-1].endswith("ing") else [head, *middle, tail]
+    members = [" ".join(m) for m in parts]
     if any(not m or _verb_form(m) for m in members):
         return []
     if not middle and kind_of(members[0]) != kind_of(members[1]):
