@@ -207,3 +207,30 @@ def test_a_question_for_several_things_needs_a_key_that_lists(
 ) -> None:
     problem = writer.stem_problem(stem, answer, "A fact about something else.")
     assert ("but the key is one" in problem) is several
+
+
+JOBS_FACT = (
+    "Geographers describe these three jobs as erosion, transportation and deposition, and "
+    "together they explain why valleys, waterfalls, meanders and deltas look the way they do."
+)
+PLANTS_FACT = "Gymnosperms do not require light to form chloroplasts."
+
+
+@pytest.mark.parametrize(
+    ("stem", "fact", "negated"),
+    [
+        ("Which process does not describe how valleys look?", JOBS_FACT, True),
+        ("What military force didn't form part of the strategy?", JOBS_FACT, True),
+        # The sentence negates: the key is the exception it names.
+        ("What type of plants do not require light to form chloroplasts?", PLANTS_FACT, False),
+        # Not a "which one is not" question.
+        ("Why is 1 not considered a prime number?", JOBS_FACT, False),
+        ("What is not only a process but a job of rivers?", JOBS_FACT, False),
+        ("Which process describes how valleys look?", JOBS_FACT, False),
+    ],
+)
+def test_a_which_is_not_question_needs_a_sentence_that_negates(
+    stem: str, fact: str, negated: bool
+) -> None:
+    problem = writer.stem_problem(stem, "erosion", fact)
+    assert ("states the key positively" in problem) is negated
