@@ -137,7 +137,6 @@ def _build(
     script: Script = SOPHOCLES,
     key: str = "Sophocles",
     kind: TargetKind = "entity",
-    defined_as: str | None = None,
     passage: str = "",
     passage_terms: dict[str, str | None] | None = None,
 ) -> tuple[list[list[str]], ScriptedModel]:
@@ -155,7 +154,7 @@ def _build(
         passage_terms=passage_terms or {},
     )
     at = script.fact.index(key)
-    target = Target(script.fact, 0, key, at, kind, 0, 1.0, defined_as=defined_as)
+    target = Target(script.fact, 0, key, at, kind, 0, 1.0)
     built = build_candidates(target, "mcq", len(script.stems), ctx)
     options = [[o.text for o in c.options if not o.is_key] for c in built.candidates]
     return options, model
@@ -204,23 +203,22 @@ MEANDERS = Script(
     MEANDERS_FACT,
     ["What are the curves the river swings through called?"],
     ["abrasion", "oxbow lakes", "saltation", "levees", "slip-off slopes"],
-    {f"Q: Is {name} a bend?": v for name, v in {"meanders": 2.0, "oxbow lakes": 1.5}.items()}
-    | {"Q: Is levees a bend?": 0.8, "Q: Is slip-off slopes a bend?": 1.0}
-    | {"Q: Is abrasion a bend?": -2.5, "Q: Is saltation a bend?": -2.2}
     # None is a broader term that takes meanders in.
-    | {f"Q: Is meanders a kind of {name}?": -1.0 for name in ["oxbow lakes", "levees"]}
+    {f"Q: Is meanders a kind of {name}?": -1.0 for name in ["oxbow lakes", "levees"]}
+    | {f"Q: Is meanders a kind of {name}?": -1.0 for name in ["abrasion", "saltation"]}
     | {"Q: Is meanders a kind of slip-off slopes?": -1.0},
 )
 
 
-def test_a_defined_terms_wrong_answers_are_what_the_passage_calls_it() -> None:
-    """No stem names a kind, so the kind is the noun the passage defines the term with
-    ("large bends known as meanders": a bend): the processes among the passage's other
-    terms are dropped, and the generator is told the kind."""
-    (wrong,), model = _build(True, MEANDERS, "meanders", "term", defined_as="bend")
-    assert sorted(wrong) == ["levees", "oxbow lakes", "slip-off slopes"]
-    assert "Q: Is abrasion a bend?\nA:" in model.kind_questions
-    assert "asks for a bend" in model.distractor_requests[0]
+def test_a_defined_terms_own_noun_is_not_the_kind_its_wrong_answers_must_be() -> None:
+    """No stem names a kind. What the passage calls meanders (bends) is not asked of the
+    wrong answers, nor told the generator: a wrong answer that is a bend would be right too,
+    and "Is deltas a bend?" dropped the passage's other landforms (tried at d71cd03)."""
+    terms = {"meanders": "bend", "oxbow lakes": "lake"}
+    (wrong,), model = _build(True, MEANDERS, "meanders", "term", passage_terms=terms)
+    assert sorted(wrong) == ["abrasion", "oxbow lakes", "saltation"]
+    assert model.kind_questions and all(" a kind of " in q for q in model.kind_questions)
+    assert "asks for" not in model.distractor_requests[0]
 
 
 def test_no_kind_is_put_when_no_stem_names_one() -> None:
@@ -262,24 +260,6 @@ def test_a_defined_term_is_asked_about_by_the_noun_the_passage_calls_it() -> Non
     assert sorted(wrong) == ["erosion", "saltation", "traction"]
     assert "Q: Is a bend a process?\nA:" in model.kind_questions
     assert "Q: Is meanders a process?\nA:" not in model.kind_questions
-
-
-def test_the_keys_own_noun_as_the_kind_asks_about_the_terms_themselves() -> None:
-    """No stem names a kind, so the kind is meanders' own noun; the passage's other landforms
-    are no bends, and asking "Is a channel a bend?" would drop the good wrong answer
-    distributaries: the terms are asked about as they are."""
-    script = Script(
-        MEANDERS.fact,
-        MEANDERS.stems,
-        MEANDERS.wrong,
-        MEANDERS.says_yes
-        | {"Q: Is distributaries a bend?": 1.2, "Q: Is meanders a kind of distributaries?": -1.0},
-    )
-    terms = {"meanders": "bend", "distributaries": "channel", "abrasion": "process"}
-    (wrong,), model = _build(True, script, "meanders", "term", "bend", passage_terms=terms)
-    assert "Q: Is distributaries a bend?\nA:" in model.kind_questions
-    assert not any("a channel" in q for q in model.kind_questions)
-    assert "abrasion" not in wrong
 
 
 NILE_FACT = "The floodplain of the Nile in Egypt supported one of the earliest civilisations."

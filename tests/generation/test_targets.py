@@ -17,6 +17,7 @@ from quizsmith.generation.targets import (
     candidate_targets,
     choose_targets,
     concept_targets,
+    defined_terms,
     headings,
 )
 from quizsmith.text import PassageError
@@ -156,9 +157,7 @@ def test_a_defined_term_keeps_what_the_passage_calls_it(sentence: str, called: s
     (term,) = [
         t for t in candidate_targets(sentence, split_sentences(sentence)) if t.kind == "term"
     ]
-    assert term.defined_as == called
-    others = [t for t in candidate_targets(sentence, split_sentences(sentence)) if t.kind != "term"]
-    assert all(t.defined_as is None for t in others)
+    assert defined_terms(split_sentences(sentence)) == {term.answer: called}
 
 
 def test_the_textbook_sections_defined_terms_come_first() -> None:

@@ -225,17 +225,15 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     wanted = ctx.filter_config.wanted
     # The kind of thing asked for, the most telling any stem names ("Who wrote Antigone?": a
     # person; "Which playwright ...?": a playwright): the stems share one key, so one kind.
-    # Else what the passage calls a defined term ("bends known as meanders": a bend): its
-    # same-passage wrong answers are the passage's other terms, often of another sort
-    # (processes offered as bends, bench/results/generation-readings-33f79e4.txt).
-    stem_kind = dis.kind_of_stems([t for _, t, _, _ in stems])
-    asked = stem_kind or target.defined_as
+    # Not what the passage calls a defined term where no stem names a kind (tried at d71cd03):
+    # "What are the large bends known as?" asks for the name of a bend, so a wrong answer
+    # that is a bend would be right too; told "a bend", the model wrote "winding" and "arc",
+    # and "Is deltas a bend?" dropped the passage's other landforms, the wrong answers a
+    # teacher would give (bench/results/generation-readings-f5fe5dc.txt).
+    asked = dis.kind_of_stems([t for _, t, _, _ in stems])
     # Where a stem names the kind ("What process ...?"), a defined term is asked about by the
-    # noun the passage calls it ("Is a bend a process?"). Not where the kind is the key's own
-    # noun: its right wrong answers are the passage's other landforms, which are no bends
-    # ("Is a channel a bend?" reads No, and distributaries are a good wrong answer for
-    # meanders).
-    described = ctx.passage_terms if stem_kind else None
+    # noun the passage calls it ("Is a bend a process?" for meanders).
+    described = ctx.passage_terms if asked else None
     for seed, text, _, _ in stems:
         yield BuildStep("choosing wrong answers and checking them", k / parts)
         outcome, note = _distractors(text, target, ctx, seed, asked, described)

@@ -50,10 +50,6 @@ class Target:
     kind: TargetKind
     sentence_index: int
     score: float
-    #: What the passage calls a defined term ("a process called abrasion": "process";
-    #: "bends known as meanders": "bend"): the kind of thing its wrong answers must be, where
-    #: no question names one (`builder`). None for every other target.
-    defined_as: str | None = None
 
     @property
     def fact_end(self) -> int:
@@ -213,10 +209,8 @@ def candidate_targets(
         def claim(start: int, end: int, kind: TargetKind, bonus: float = 0.0) -> None:
             _claim(spans, sentence.text, start, end, kind, bonus)  # noqa: B023 (called in-loop)
 
-        defined: dict[tuple[int, int], str | None] = {}
-        for start, end, noun in _defined_terms(sentence.text):
+        for start, end, _ in _defined_terms(sentence.text):
             claim(start, end, "term")
-            defined[(start, end)] = noun
         for pattern in _DATE_PATTERNS:
             for m in pattern.finditer(sentence.text):
                 claim(m.start(), m.end(), "date", 0.05)
@@ -251,7 +245,6 @@ def candidate_targets(
                     kind=kind,
                     sentence_index=sentence.index,
                     score=round(min(1.0, max(0.0, _BASE_SCORE[kind] + bonus + position)), 4),
-                    defined_as=defined.get((start, end)) if kind == "term" else None,
                 )
             )
     found.sort(key=lambda t: (t.sentence_index, -t.score, t.answer_start))
