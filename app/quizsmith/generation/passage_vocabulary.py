@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from quizsmith.generation.distractors import kind_of
+from quizsmith.generation.answer_kinds import kind_of
 from quizsmith.generation.target_words import COMMON_VERBS, PRONOUNS, STOPWORDS
 from quizsmith.metrics.squad import normalize_answer
 

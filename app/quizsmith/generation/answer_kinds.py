@@ -1,0 +1,120 @@
+"""What kind of answer a text is ("year", "date", "number", "name", "phrase": `kind_of`), which
+a distractor must share with the key (`same_kind`), and nearby values for a numeric key
+(`numeric_variants`: a year by years, a day within its month, a century by a few and never
+later than the present one). Used by the distractor filters (distractors.py, which re-exports
+these names) and by the stem checks.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_CONNECTORS = {"of", "the", "de", "la", "von", "van", "and", "for", "in", "&"}
+
+
+def kind_of(text: str) -> str:
+    """ "year", "date", "number", "name" or "phrase": what a distractor must match."""
+    words = text.strip().split()
+    lowered = text.lower()
+    if re.fullmatch(r"(the )?\d{4}s?", lowered.strip()) or re.fullmatch(
+        r"(in )?1\d{3}|20\d{2}", lowered.strip()
+    ):
+        return "year"
+    if any(m in re.findall(r"[a-z]+", lowered) for m in MONTHS) and _NUMBER.search(text):
+        return "date"
+    if _NUMBER.search(text):
+        return "number"
+    content = [w for w in words if w.lower() not in _CONNECTORS]
+    if content and all(w[:1].isupper() for w in content):
+        return "name"
+    return "phrase"
+
+
+def same_kind(key_kind: str, candidate: str) -> bool:
+    kind = kind_of(candidate)
+    if key_kind in ("year", "number"):
+        return kind in ("year", "number")
+    if key_kind == "date":
+        return kind in ("date", "year")
+    return kind == key_kind
+
+
+def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[str]:
+    """Nearby values for the first number in the answer, keeping its format and units."""
+    match = _NUMBER.search(answer)
+    if not match:
+        return []
+    raw = match.group(0)
+    value = float(raw.replace(",", ""))
+    decimals = len(raw.split(".")[1]) if "." in raw else 0
+    # A four-digit number in a date ("January 2013") is a year too: it moves by years, not by
+    # a factor (which would give "January 3020").
+    is_year = decimals == 0 and "," not in raw and len(raw) == 4 and 1000 <= value <= 2100
+    # The day of a date ("24 April 1954") moves within a month: a factor gave "72 April 1954".
+    is_day = decimals == 0 and 1 <= value <= 31 and kind_of(answer) == "date"
+    # A century moves by a few and stays past ("the 20th century": not "the 40th century",
+    # which a student rules out, seen on bench/generation.py's items).
+    century = _ORDINAL_CENTURY.match(answer, match.start())
+    if century:
+        return _other_centuries(answer, match.start(), century.end(1), int(value), rng, count)
+    out: list[str] = []
+    tries = 0
+    while len(out) < count and tries < 50:
+        tries += 1
+        if is_year:
+            new = value + rng.choice([-1, 1]) * rng.randint(2, 25)
+        elif is_day:
+            new = min(28, max(1, value + rng.choice([-1, 1]) * rng.randint(1, 12)))
+        elif value == 0:
+            new = rng.randint(1, 10)
+        else:
+            new = value * rng.choice([0.5, 0.75, 1.25, 1.5, 2.0, 3.0])
+        text = _format_like(new, raw, decimals)
+        candidate = answer[: match.start()] + text + answer[match.end() :]
+        if text != raw and candidate not in out and (not is_year or 1000 <= new <= 2100):
+            out.append(candidate)
+    return out
+
+
+_ORDINAL_CENTURY = re.compile(r"\d{1,2}(st|nd|rd|th)\s+centur", re.IGNORECASE)
+#: The latest century a distractor may name (the 21st: the present one).
+LAST_CENTURY = 21
+
+
+def _other_centuries(
+    answer: str, start: int, end: int, value: int, rng: random.Random, count: int
+) -> list[str]:
+    """Other centuries for a key like "the 20th century", within four of it and none
+    later than the present one, with their own ordinal endings ("the 21st century")."""
+    near = [v for v in range(value - 4, value + 4) if v != value and 1 <= v <= LAST_CENTURY]
+    rng.shuffle(near)
+    return [answer[:start] + ordinal(v) + answer[end:] for v in near[:count]]
+
+
+def ordinal(number: int) -> str:
+    if number % 100 in (11, 12, 13):
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
+
+
+def _format_like(value: float, raw: str, decimals: int) -> str:
+    if decimals:
+        return f"{value:.{decimals}f}"
+    number = round(value)
+    return f"{number:,}" if "," in raw else str(number)
