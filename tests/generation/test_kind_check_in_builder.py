@@ -277,3 +277,30 @@ def test_the_keys_siblings_in_a_list_and_the_passages_terms_are_candidates() -> 
         False, NILE, "Nile", "entity", passage=passage, passage_terms={"levees": "bank"}
     )
     assert sorted(wrong) == ["Amazon", "Ganges", "Mississippi"]
+
+
+def test_a_word_the_passage_gives_twice_is_offered_once() -> None:
+    """A sibling that is also a target's answer and a defined term is one candidate: the
+    item's evidence names no "duplicate" the builder made itself."""
+    passage = f"{NILE_FACT} The Mississippi, the Ganges and the Nile all end in deltas."
+    ctx = BuildContext(
+        passage=Passage(text=passage),
+        generator=ScriptedModel(NILE),
+        profile="chat",
+        embed=None,
+        qa=None,
+        cancel=CancelToken(),
+        difficulty=None,
+        seed=0,
+        passage_answers=["Ganges", "Nile", "Egypt", "Ganges"],
+        passage_terms={"Ganges": None},
+    )
+    target = Target(NILE_FACT, 0, "Nile", NILE_FACT.index("Nile"), "entity", 0, 1.0)
+    (item,) = build_candidates(target, "mcq", 1, ctx).candidates
+    assert sorted(o.text for o in item.options if not o.is_key) == [
+        "Amazon",
+        "Ganges",
+        "Mississippi",
+    ]
+    dropped = item.provenance["distractors_dropped"]
+    assert not any("duplicate" in d["reason"] for d in dropped)

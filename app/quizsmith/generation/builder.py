@@ -14,12 +14,13 @@ import random
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from quizsmith.domain import TF_ANSWERS, Item, Option, Passage
 from quizsmith.generation import distractors as dis
 from quizsmith.generation import writer
-from quizsmith.generation.passage_vocabulary import list_siblings
+from quizsmith.generation.passage_vocabulary import list_siblings, passage_lists
 from quizsmith.generation.prompts import PROMPT_VERSION
 from quizsmith.generation.target_candidates import written_without_spaces
 from quizsmith.generation.targets import Target
@@ -62,6 +63,11 @@ class BuildContext:
     #: playwright?"): one large enough for chat prompts can, the tiny ones cannot
     #: (`dis.kind_reading`).
     qa_knows_kinds: bool = False
+
+    @cached_property
+    def passage_lists(self) -> list[list[str]]:
+        """The lists the passage names (`passage_lists`), read once per run, not per target."""
+        return passage_lists(self.passage.text)
 
 
 @dataclass
@@ -306,8 +312,11 @@ def _distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
     )
     rng = random.Random(seed)
-    siblings = list_siblings(ctx.passage.text, target.answer)
-    from_passage = [a for a in [*ctx.passage_answers, *ctx.passage_terms] if a != target.answer]
+    siblings = list_siblings(ctx.passage_lists, target.answer)
+    # Each of the passage's words once: a term that is also a target's answer, or a sibling,
+    # would otherwise be recorded as "a duplicate of another candidate" in the item's evidence.
+    others = dict.fromkeys([*ctx.passage_answers, *ctx.passage_terms])
+    from_passage = [a for a in others if a != target.answer and a not in siblings]
     rng.shuffle(from_passage)
     pool = [*from_model, *siblings, *from_passage, *dis.numeric_variants(target.answer, rng)]
     ctx.cancel.raise_if_cancelled()

@@ -21,7 +21,7 @@ and kind checks included.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from quizsmith.generation.answer_kinds import kind_of
@@ -37,15 +37,15 @@ _CONJUNCTIONS: Final = frozenset(["and", "or"])
 _TOKEN: Final = re.compile(r"[\w'’-]+|[^\w\s]")
 
 
-def list_siblings(passage: str, key: str) -> list[str]:
-    """The other members of every list in the passage that has the key as a member
+def list_siblings(lists: Iterable[Sequence[str]], key: str) -> list[str]:
+    """The other members of every list (`passage_lists`) that has the key as a member
     ("erosion, transportation and deposition": for "erosion", transportation and deposition),
     in the passage's order, without articles, each once."""
     key_norm = normalize_answer(key)
     if not key_norm:
         return []
     found: list[str] = []
-    for members in passage_lists(passage):
+    for members in lists:
         norms = [normalize_answer(m) for m in members]
         if key_norm not in norms:
             continue

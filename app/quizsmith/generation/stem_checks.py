@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from quizsmith.generation.answer_kinds import kind_of
+
 _ASKS_TIME = re.compile(
     r"\b(when|what year|which year|what date|which century|what century|"
     r"how long ago|in what year|what decade)\b",
@@ -31,8 +33,6 @@ _ASKS_PERSON_OR_PLACE = re.compile(
 def asks_for_other_kind(stem: str, answer: str) -> str:
     """A question whose wh-word asks for another kind of thing than the key is (a "when"
     question with a name as its key) does not have the key as its answer."""
-    from quizsmith.generation.answer_kinds import kind_of
-
     kind = kind_of(answer)
     if kind in ("year", "date"):
         if _ASKS_AMOUNT.search(stem) or _ASKS_PERSON_OR_PLACE.search(stem):

@@ -12,6 +12,7 @@ from typing import Any
 
 from quizsmith.errors import OutputParseError, ProviderError
 from quizsmith.generation import prompts
+from quizsmith.generation.answer_kinds import kind_of
 
 # The stem checks (their own module); their names stay reachable here, where callers look.
 from quizsmith.generation.stem_checks import asks_for_other_kind as asks_for_other_kind
@@ -157,8 +158,6 @@ def wh_question(fact: str, answer: str, answer_at: int) -> str | None:
     is right by construction. It joins the model's candidates, and ranking decides between
     them; it is the dependable candidate when the generator is a tiny model.
     """
-    from quizsmith.generation.answer_kinds import kind_of
-
     if not 0 <= answer_at <= len(fact) - len(answer) or fact[answer_at:].find(answer) != 0:
         return None
     kind = kind_of(answer)
