@@ -231,11 +231,8 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     wanted = ctx.filter_config.wanted
     # The kind of thing asked for, the most telling any stem names ("Who wrote Antigone?": a
     # person; "Which playwright ...?": a playwright): the stems share one key, so one kind.
-    # Not what the passage calls a defined term where no stem names a kind (tried at d71cd03):
-    # "What are the large bends known as?" asks for the name of a bend, so a wrong answer
-    # that is a bend would be right too; told "a bend", the model wrote "winding" and "arc",
-    # and "Is deltas a bend?" dropped the passage's other landforms, the wrong answers a
-    # teacher would give (bench/results/generation-readings-f5fe5dc.txt).
+    # Not a defined term's own noun where no stem names a kind: a wrong answer that is "a
+    # bend" would be right too (tried at d71cd03, taken back: docs/generation.md, step 5).
     asked = dis.kind_of_stems([t for _, t, _, _ in stems])
     # Where a stem names the kind ("What process ...?"), a defined term is asked about by the
     # noun the passage calls it ("Is a bend a process?" for meanders).
@@ -313,8 +310,7 @@ def _distractors(
     )
     rng = random.Random(seed)
     siblings = list_siblings(ctx.passage_lists, target.answer)
-    # Each of the passage's words once: a term that is also a target's answer, or a sibling,
-    # would otherwise be recorded as "a duplicate of another candidate" in the item's evidence.
+    # Each passage word once, or the evidence would list duplicates the builder made itself.
     others = dict.fromkeys([*ctx.passage_answers, *ctx.passage_terms])
     from_passage = [a for a in others if a != target.answer and a not in siblings]
     rng.shuffle(from_passage)
