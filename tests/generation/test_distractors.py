@@ -161,6 +161,17 @@ def test_options_the_question_names_are_dropped_and_spares_fill_in() -> None:
     assert not dis.named_in("King", "Who was the kingdom's ruler?")  # whole words only
 
 
+def test_an_option_the_question_describes_in_its_own_words_is_named_in_it() -> None:
+    # A standard bench item (4082bbf): "bank erosion" and "bed erosion" are what the question
+    # describes, so a student takes them as right; the key lateral erosion is not named.
+    question = "What type of erosion does the river undergo as it wears away its banks and bed?"
+    assert dis.named_in("bank erosion", question)
+    assert dis.named_in("bed erosion", question)
+    assert not dis.named_in("channel erosion", question)  # "channel" is not in it
+    assert not dis.named_in("lateral erosion", question)
+    assert not dis.named_in("the", question)  # no word left once articles go: nothing named
+
+
 def test_appositives_are_other_names_of_the_key() -> None:
     passage = (
         "Antigone, a daughter of the former King of Thebes, Oedipus, defies Creon, the current "

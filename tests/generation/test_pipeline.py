@@ -158,11 +158,11 @@ def test_an_item_rated_low_is_set_aside_for_a_spare_fact(
 
     seen: list[str] = []
 
-    def first_is_low(item) -> bool:  # type: ignore[no-untyped-def]
+    def first_is_low(item) -> str | None:  # type: ignore[no-untyped-def]
         seen.append(item.key)
-        return len(seen) == 1
+        return "rated low" if len(seen) == 1 else None
 
-    monkeypatch.setattr(pipeline, "_rated_low", first_is_low)
+    monkeypatch.setattr(pipeline, "set_aside_reason", first_is_low)
     request = GenerationRequest(n=1, types=("short",), candidates_per_target=1, seed=2)
     items, result = run(passages[0], request)
     assert len(seen) == 2 and len(items) == 1
@@ -171,12 +171,28 @@ def test_an_item_rated_low_is_set_aside_for_a_spare_fact(
     assert result.shortfall is None
 
 
+def test_the_estimates_and_the_readers_warnings_set_an_item_aside() -> None:
+    from quizsmith.domain import Flag, Item
+    from quizsmith.generation.pipeline import set_aside_reason
+
+    def item(*codes: str) -> Item:
+        flags = [Flag(code, "why") for code in codes]
+        return Item(type="short", stem="What wears away rock?", key="water", flags=flags)
+
+    assert set_aside_reason(item()) is None
+    assert set_aside_reason(item("near-duplicate")) is None
+    assert "estimate" in (set_aside_reason(item("low-overall")) or "")
+    assert "reading the passage" in (set_aside_reason(item("reader-rejects-key")) or "")
+    # Both: the estimate's reason is named first.
+    assert "estimate" in (set_aside_reason(item("reader-rejects-key", "low-overall")) or "")
+
+
 def test_items_set_aside_fill_the_quiz_when_the_spare_facts_run_out(
     passages: list[Passage], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from quizsmith.generation import pipeline
 
-    monkeypatch.setattr(pipeline, "_rated_low", lambda item: True)
+    monkeypatch.setattr(pipeline, "set_aside_reason", lambda item: "rated low")
     request = GenerationRequest(n=2, types=("short",), candidates_per_target=1, seed=2)
     items, result = run(passages[0], request)
     set_aside = [d for d in result.dropped if ": set aside" in d]

@@ -52,11 +52,12 @@ from quizsmith.generation.distractor_kinds import first_that_pass, singular
 from quizsmith.generation.distractor_kinds import kind_of_stems as kind_of_stems
 from quizsmith.generation.distractor_kinds import kind_reading as kind_reading
 from quizsmith.generation.placeholder_names import invented_name
+from quizsmith.generation.writer import names_its_answer
 from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import OptionLogprob, Provider
 from quizsmith.providers.nearest import cosine
 
-NAMED_IN_QUESTION = "named in the question (a student rules it out)"
+NAMED_IN_QUESTION = "named in the question (a student rules it out, or takes it as right)"
 INVENTED_NAME = "a made-up placeholder name the passage never mentions (a student rules it out)"
 
 
@@ -195,9 +196,15 @@ def _number_free(norm: str) -> str:
 
 def named_in(option: str, question: str) -> bool:
     """True when the question already names the option (whole words, case and articles
-    ignored): "Creon" for "Which son does Creon try to keep from burial?"."""
+    ignored): "Creon" for "Which son does Creon try to keep from burial?"; or names every
+    content word of it in another form (Porter stems, `writer.names_its_answer`): "bank
+    erosion" for "What type of erosion does the river undergo as it wears away its banks and
+    bed?" (key lateral erosion; a standard bench item at 4082bbf): an option the question
+    describes in its own words reads as right, or as its echo."""
     norm = normalize_answer(option)
-    return bool(norm) and f" {norm} " in f" {normalize_answer(question)} "
+    if not norm:
+        return False
+    return f" {norm} " in f" {normalize_answer(question)} " or names_its_answer(question, option)
 
 
 def options_for(question: str, outcome: FilterOutcome, wanted: int) -> list[str]:
