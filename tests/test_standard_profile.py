@@ -109,6 +109,14 @@ def test_the_1_5b_model_tells_a_playwright_from_the_plays_characters(standard: S
     broader = dis.broader_reading(qa, "private schools")
     assert broader("educational institutions") >= dis.BROADER_FROM
     assert max(broader("public schools"), broader("government schools")) < dis.BROADER_FROM
+    # A question asking "Where ...?" of a process asks for another kind than its key; the
+    # answers of real "Where" questions read far above the bar (distractor_kinds).
+    read: dict[str, float] = {}
+    where = "Where does the channel deepen in a V-shaped valley?"
+    assert "asks for a place" in dis.key_of_another_kind(qa, where, "abrasion", read)
+    assert read["place"] < dis.KEY_NOT_ASKED_BELOW
+    where = "Where in the cell does photosynthesis take place?"
+    assert dis.key_of_another_kind(qa, where, "chloroplasts", {}) == ""
     light = Settings(profile="light")
     assert choose_profile(provider_for(light.role("qa"), light), light) == "fewshot"
 

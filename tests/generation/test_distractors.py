@@ -562,3 +562,14 @@ def test_broader_reading_asks_with_the_keys_head_read_once() -> None:
     ]
     heads = [h for _, h in qa.calls]
     assert heads == ["Q: Is water a kind of"] * 2 and all(isinstance(h, Transient) for h in heads)
+
+
+def test_the_kind_a_question_asks_its_key_to_be() -> None:
+    from quizsmith.generation.distractor_kinds import PLACE, kind_asked_of_key
+
+    assert kind_asked_of_key("Where does the channel deepen?") == PLACE
+    assert kind_asked_of_key("Which playwright wrote Antigone?") == "playwright"
+    # "Who" is answered by groups and bodies too: no kind is read for the key.
+    assert kind_asked_of_key("Who defeated the Mau Mau?") is None
+    assert kind_asked_of_key("What do rivers carry?") is None
+    assert kind_asked_of_key("Where the river bends") is None  # not a question

@@ -246,7 +246,7 @@ ABRASION = Script(
     # The 1.5B model's readings: it does not know the terms, and knows the nouns.
     {"Q: Is a process a process?": 0.8, "Q: Is a bend a process?": -1.3}
     | {"Q: Is a movement a process?": 0.9, "Q: Is traction a process?": 0.5}
-    | {"Q: Is erosion a process?": 2.7}
+    | {"Q: Is erosion a process?": 2.7, "Q: Is abrasion a process?": 1.5}
     | {f"Q: Is abrasion a kind of {name}?": -1.0 for name in ["erosion", "saltation", "traction"]},
 )
 
@@ -304,3 +304,48 @@ def test_a_word_the_passage_gives_twice_is_offered_once() -> None:
     ]
     dropped = item.provenance["distractors_dropped"]
     assert not any("duplicate" in d["reason"] for d in dropped)
+
+
+CHANNEL_FACT = "In the upper course the channel deepens quickly by abrasion."
+CHANNEL = Script(
+    CHANNEL_FACT,
+    # The first asks for a place (a standard bench item at 402a529, key abrasion); the
+    # second for a process.
+    ["Where does the channel deepen in a V-shaped valley?", "What process deepens the channel?"],
+    ["erosion", "saltation", "traction"],
+    {"Q: Is abrasion a place?": -3.0, "Q: Is abrasion a process?": 1.5}
+    | {f"Q: Is {name} a process?": 1.0 for name in ["erosion", "saltation", "traction"]}
+    | {f"Q: Is abrasion a kind of {name}?": -1.0 for name in ["erosion", "saltation", "traction"]},
+)
+
+
+def _channel_build(qa_knows_kinds: bool) -> tuple[list[str], list[str], ScriptedModel]:
+    model = ScriptedModel(CHANNEL)
+    ctx = BuildContext(
+        passage=Passage(text=CHANNEL_FACT),
+        generator=model,
+        profile="chat",
+        embed=None,
+        qa=model,
+        cancel=CancelToken(),
+        difficulty=None,
+        seed=0,
+        qa_knows_kinds=qa_knows_kinds,
+    )
+    at = CHANNEL_FACT.index("abrasion")
+    built = build_candidates(Target(CHANNEL_FACT, 0, "abrasion", at, "term", 0, 1.0), "mcq", 2, ctx)
+    return [c.stem for c in built.candidates], built.notes, model
+
+
+def test_a_question_asking_for_a_place_its_key_is_not_is_dropped() -> None:
+    stems, notes, model = _channel_build(qa_knows_kinds=True)
+    assert stems == ["What process deepens the channel?"]
+    assert any("asks for a place" in n and "Is abrasion a place?" in n for n in notes)
+    # The key is read once per kind, not once per question.
+    assert model.kind_questions.count("Q: Is abrasion a place?\nA:") == 1
+
+
+def test_a_qa_model_that_cannot_tell_kinds_keeps_the_question() -> None:
+    stems, _, model = _channel_build(qa_knows_kinds=False)
+    assert len(stems) == 2
+    assert "Q: Is abrasion a place?\nA:" not in model.kind_questions

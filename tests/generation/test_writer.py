@@ -234,3 +234,33 @@ def test_a_which_is_not_question_needs_a_sentence_that_negates(
 ) -> None:
     problem = writer.stem_problem(stem, "erosion", fact)
     assert ("states the key positively" in problem) is negated
+
+
+SALTATION_FACT = (
+    "Smaller pebbles bounce along the bed in a series of short jumps, which is called saltation."
+)
+LIKE_FACT = "Saltation is like a ball bouncing down a flight of stairs."
+
+
+@pytest.mark.parametrize(
+    ("stem", "fact", "compares"),
+    [
+        # A standard bench item (4082bbf, 402a529): the sentence names the key.
+        (
+            "Pebbles in a series of short jumps move in a way that is similar to what?",
+            SALTATION_FACT,
+            True,
+        ),
+        ("The movement of the pebbles resembles what?", SALTATION_FACT, True),
+        # The sentence compares: the question asks what it says.
+        ("The movement of the pebbles is like what?", LIKE_FACT, False),
+        # Not a question about likeness.
+        ("What is the bouncing movement of pebbles called?", SALTATION_FACT, False),
+        ("What do pebbles that look like sand do?", SALTATION_FACT, False),
+    ],
+)
+def test_a_question_for_a_likeness_needs_a_sentence_that_compares(
+    stem: str, fact: str, compares: bool
+) -> None:
+    problem = writer.stem_problem(stem, "saltation", fact)
+    assert ("compares nothing" in problem) is compares

@@ -12,20 +12,20 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from collections.abc import Mapping
 from typing import Any
 
-from quizsmith.domain import TF_ANSWERS, Item, Option, Passage
+from quizsmith.domain import TF_ANSWERS, Item, Option
 from quizsmith.generation import distractors as dis
 from quizsmith.generation import writer
-from quizsmith.generation.passage_vocabulary import list_siblings, passage_lists
+from quizsmith.generation.build_context import BuildContext as BuildContext
+from quizsmith.generation.build_context import BuildStep as BuildStep
+from quizsmith.generation.build_context import BuildSteps as BuildSteps
+from quizsmith.generation.build_context import Built as Built
+from quizsmith.generation.passage_vocabulary import list_siblings, same_passage_candidates
 from quizsmith.generation.prompts import PROMPT_VERSION
 from quizsmith.generation.target_candidates import written_without_spaces
 from quizsmith.generation.targets import Target
-from quizsmith.jobs import CancelToken
-from quizsmith.providers.base import Provider
 
 BLANK = "_____"
 #: Sampling temperature for the 2nd, 3rd ... candidate; the first is greedy, so a run with
@@ -41,54 +41,6 @@ RULE_ATTEMPT = 1
 #: standard profile it kept the rule's question in most of bench/generation.py's items
 #: (docs/generation.md). There the rule only stands in when every model attempt failed.
 CHAT_PROFILE = "chat"
-
-
-@dataclass
-class BuildContext:
-    passage: Passage
-    generator: Provider
-    profile: str
-    embed: Callable[[Sequence[str]], list[list[float]]] | None
-    qa: Provider | None
-    cancel: CancelToken
-    difficulty: str | None
-    seed: int
-    #: Other answers found in the passage: same-passage distractor candidates.
-    passage_answers: list[str] = field(default_factory=list)
-    #: The terms the passage defines, with the noun it calls each (`target_candidates.
-    #: defined_terms`): wrong answers too, whether or not a target asks for them.
-    passage_terms: dict[str, str | None] = field(default_factory=dict)
-    filter_config: dis.FilterConfig = field(default_factory=dis.FilterConfig)
-    #: Whether the QA model can tell a playwright from a character ("Is Creon a
-    #: playwright?"): one large enough for chat prompts can, the tiny ones cannot
-    #: (`dis.kind_reading`).
-    qa_knows_kinds: bool = False
-
-    @cached_property
-    def passage_lists(self) -> list[list[str]]:
-        """The lists the passage names (`passage_lists`), read once per run, not per target."""
-        return passage_lists(self.passage.text)
-
-
-@dataclass
-class Built:
-    candidates: list[Item] = field(default_factory=list)
-    #: Why stems or distractors were dropped (for the evidence and the shortfall message).
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class BuildStep:
-    """A step of building one target's candidates, announced before it runs, so that a
-    front end can say which of the slow model calls is under way (issue 27)."""
-
-    #: What is being done, in a teacher's words ("writing question 2 of 3").
-    what: str
-    #: How much of the building is done before this step (0-1).
-    share: float
-
-
-BuildSteps = Generator[BuildStep, None, Built]
 
 
 def build_candidates(
@@ -170,6 +122,7 @@ def _cloze(target: Target, ctx: BuildContext) -> Item:
 def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildContext) -> BuildSteps:
     built = Built()
     stems: list[tuple[int, str, float, str]] = []  # (seed, question, started, method)
+    read: dict[str, float] = {}  # the key's reading as each kind a question asks for
     # The distractors of a multiple-choice item are one more model call.
     parts = k + (1 if item_type == "mcq" else 0)
     # A chat generator gets all k attempts; the rule stands in once, after them, when none
@@ -207,6 +160,10 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
             built.notes.append(f"question {attempt + 1} dropped: {written.reason}")
         elif any(text == written.text for _, text, _, _ in stems):
             built.notes.append(f"question {attempt + 1} dropped: same as an earlier one")
+        elif ctx.judge and (
+            why := dis.key_of_another_kind(ctx.judge, written.text, target.answer, read)
+        ):
+            built.notes.append(f"question {attempt + 1} dropped: {why}")
         else:
             method = "rule: answer replaced by a question phrase" if is_rule else "model"
             stems.append((seed, written.text, started, method))
@@ -310,19 +267,16 @@ def _distractors(
     )
     rng = random.Random(seed)
     siblings = list_siblings(ctx.passage_lists, target.answer)
-    # Each passage word once, or the evidence would list duplicates the builder made itself.
-    others = dict.fromkeys([*ctx.passage_answers, *ctx.passage_terms])
-    from_passage = [a for a in others if a != target.answer and a not in siblings]
-    rng.shuffle(from_passage)
-    pool = [*from_model, *siblings, *from_passage, *dis.numeric_variants(target.answer, rng)]
+    others = [*ctx.passage_answers, *ctx.passage_terms]
+    from_passage = same_passage_candidates(target.answer, siblings, others, rng)
+    pool = [*from_model, *from_passage, *dis.numeric_variants(target.answer, rng)]
     ctx.cancel.raise_if_cancelled()
     reader = (
         dis.qa_reading(ctx.qa, target.fact, question, target.answer)
         if ctx.qa is not None and ctx.qa.can_logprob
         else None
     )
-    # The yes/no checks ask only a QA model large enough to tell kinds apart.
-    judge = ctx.qa if reader is not None and ctx.qa_knows_kinds else None
+    judge = ctx.judge
     kind = dis.kind_reading(judge, asked, described) if judge and asked else None
     broader = dis.broader_reading(judge, target.answer) if judge else None
     outcome = dis.filter_distractors(

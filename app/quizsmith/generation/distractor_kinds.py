@@ -48,6 +48,17 @@ PERSON = "person"
 #: "Who ...?", or "who" after an opening phrase ("In Sophocles' play Antigone, who is trying to
 #: stop her ...?"): the 1.5B model writes both, and the second, unread, let invented first
 #: names through as Creon's rivals (bench/results/generation-readings-56c637b.txt, item 2).
+_ASKS_WHERE = re.compile(r"\s*[Ww]here\b")
+#: What "Where ...?" asks its key to be (`kind_asked_of_key`).
+PLACE = "place"
+#: A key that reads this low as the kind its question asks for is not one, so the question
+#: asks for something else ("Where does the channel deepen in a V-shaped valley?", key
+#: abrasion: "Is abrasion a place?" -3.0; bench/generation.py at 402a529). On
+#: bench/kind_margin.py's 24 cases the 119 answers of the asked kind (keys and others, some
+#: obscure) read -2.25 at the lowest, and 26 of the 96 of another kind read below this.
+#: Answers of "Where ...?" questions read higher as places: chloroplasts +0.8, the
+#: mitochondria +0.4, the leaves -0.6, the upper course -0.1 (2026-11-27, 1.5B model).
+KEY_NOT_ASKED_BELOW = -2.5
 _ASKS_WHO = re.compile(
     r"\s*(?:(?:In|At|On|During|According to|After|Before|By|Since|Until|Within)\b[^?,]*,\s*)?"
     r"[Ww]ho(?:m)?\b"
@@ -238,6 +249,36 @@ def asked_kind(question: str) -> str | None:
         words[-1] = singular(words[-1])
         return " ".join(words)
     return None
+
+
+def kind_asked_of_key(question: str) -> str | None:
+    """The kind a question asks its key to be, where it says so: the noun it names
+    (`asked_kind`), or a place for "Where ...?". Not a person for "Who ...?": groups and
+    bodies answer those too ("Who defeated the rebels?": the Home Guard)."""
+    if _ASKS_WHERE.match(question) and question.rstrip().endswith("?"):
+        return PLACE
+    if _ASKS_WHO.match(question):
+        return None
+    return asked_kind(question)
+
+
+def key_of_another_kind(qa: Provider, question: str, key: str, read: dict[str, float]) -> str:
+    """Why the question asks for another kind of thing than its key, or "": the QA model
+    answers No to "Is <key> a <kind>?" for the kind it asks for (`kind_asked_of_key`), below
+    KEY_NOT_ASKED_BELOW. `read` keeps the key's reading per kind: a target's questions share
+    one key."""
+    kind = kind_asked_of_key(question)
+    if kind is None:
+        return ""
+    if kind not in read:
+        read[kind] = kind_reading(qa, kind).says_yes(key)
+    if read[kind] >= KEY_NOT_ASKED_BELOW:
+        return ""
+    article = indefinite_article(kind)
+    return (
+        f"it asks for {article} {kind}, and the key is not one (the QA model answers No to "
+        f"\u201cIs {key} {article} {kind}?\u201d)"
+    )
 
 
 def kind_of_stems(stems: list[str]) -> str | None:

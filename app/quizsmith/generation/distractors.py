@@ -42,6 +42,7 @@ from quizsmith.generation.answer_kinds import same_kind as same_kind
 
 # The kind check (its own module); its names stay reachable here, where callers look for them.
 from quizsmith.generation.distractor_kinds import BROADER_FROM as BROADER_FROM
+from quizsmith.generation.distractor_kinds import KEY_NOT_ASKED_BELOW as KEY_NOT_ASKED_BELOW
 from quizsmith.generation.distractor_kinds import KIND_FLOOR as KIND_FLOOR
 from quizsmith.generation.distractor_kinds import KIND_MARGIN as KIND_MARGIN
 from quizsmith.generation.distractor_kinds import KIND_SPARES as KIND_SPARES
@@ -49,6 +50,7 @@ from quizsmith.generation.distractor_kinds import KindCheck as KindCheck
 from quizsmith.generation.distractor_kinds import asked_kind as asked_kind
 from quizsmith.generation.distractor_kinds import broader_reading as broader_reading
 from quizsmith.generation.distractor_kinds import first_that_pass, singular
+from quizsmith.generation.distractor_kinds import key_of_another_kind as key_of_another_kind
 from quizsmith.generation.distractor_kinds import kind_of_stems as kind_of_stems
 from quizsmith.generation.distractor_kinds import kind_reading as kind_reading
 from quizsmith.generation.placeholder_names import invented_name

@@ -20,6 +20,7 @@ and kind checks included.
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Iterable, Sequence
 from typing import Final
@@ -53,6 +54,18 @@ def list_siblings(lists: Iterable[Sequence[str]], key: str) -> list[str]:
             if norm != key_norm and member not in found:
                 found.append(member)
     return found
+
+
+def same_passage_candidates(
+    key: str, siblings: Sequence[str], others: Iterable[str], rng: random.Random
+) -> list[str]:
+    """The passage's own words as wrong answers for the key: its list siblings in the
+    passage's order, then the passage's other answers and defined terms (`others`) shuffled,
+    each once, neither the key nor a sibling again (or the evidence would list duplicates the
+    builder made itself)."""
+    rest = [w for w in dict.fromkeys(others) if w != key and w not in siblings]
+    rng.shuffle(rest)
+    return [*siblings, *rest]
 
 
 def passage_lists(passage: str) -> list[list[str]]:

@@ -2,8 +2,9 @@
 giveaway and copy checks of `writer.stem_problem`, which runs them: a wh-word that asks for
 another kind of thing than the key (`asks_for_other_kind`), a thing the question points at
 without naming it (`unnamed_referent`), several things asked where the key is one
-(`asks_for_several`), and "which ... is not ...?" from a sentence that negates nothing
-(`negated_against`). Each returns why the question cannot be used, or "". Found by reading the
+(`asks_for_several`), "which ... is not ...?" from a sentence that negates nothing
+(`negated_against`), and "similar to what?" from a sentence that compares nothing
+(`likeness_against`). Each returns why the question cannot be used, or "". Found by reading the
 generation bench's items (docs/generation.md, step 4).
 """
 
@@ -96,6 +97,29 @@ def negated_against(stem: str, fact: str) -> str:
     if not _ASKS_WHICH_NOT.search(stem) or _NEGATION.search(fact):
         return ""
     return "the question asks for what is not so, but its source sentence states the key positively"
+
+
+#: A question asking what something resembles ("... move in a way that is similar to what?").
+_ASKS_LIKENESS = re.compile(
+    r"\b(?:similar to|resembles?|resembling|like|compared to|compared with)\s+(?:what|which)\b",
+    re.IGNORECASE,
+)
+#: A sentence that compares: only then is "similar to what?" one it answers.
+_COMPARES = re.compile(
+    r"\b(?:similar|like|likes|resembl\w*|compar\w*|as if|as though|akin)\b", re.IGNORECASE
+)
+
+
+def likeness_against(stem: str, fact: str) -> str:
+    """Why a question asking what something resembles cannot have the key of a sentence that
+    compares nothing ("" when it can): the sentence names the key ("... in a series of short
+    jumps, called saltation"), so the key is what the thing is, not what it is like.
+    "Pebbles in a series of short jumps move in a way that is similar to what?" (key
+    saltation) was a standard bench item at 4082bbf and 402a529, read bad both times; QGEval
+    has no question of this shape to measure it on."""
+    if not _ASKS_LIKENESS.search(stem) or _COMPARES.search(fact):
+        return ""
+    return "the question asks what something is like, but its source sentence compares nothing"
 
 
 #: "this endeavor", "these jobs": a demonstrative pointing at something the passage named.

@@ -17,6 +17,7 @@ from quizsmith.generation.answer_kinds import kind_of
 # The stem checks (their own module); their names stay reachable here, where callers look.
 from quizsmith.generation.stem_checks import asks_for_other_kind as asks_for_other_kind
 from quizsmith.generation.stem_checks import asks_for_several as asks_for_several
+from quizsmith.generation.stem_checks import likeness_against as likeness_against
 from quizsmith.generation.stem_checks import negated_against as negated_against
 from quizsmith.generation.stem_checks import unnamed_referent as unnamed_referent
 from quizsmith.generation.target_words import STOPWORDS
@@ -106,7 +107,10 @@ def stem_problem(stem: str, answer: str, fact: str, *, may_quote_fact: bool = Fa
     if mismatch:
         return mismatch
     unnamed = (
-        unnamed_referent(stem) or asks_for_several(stem, answer) or negated_against(stem, fact)
+        unnamed_referent(stem)
+        or asks_for_several(stem, answer)
+        or negated_against(stem, fact)
+        or likeness_against(stem, fact)
     )
     if unnamed:
         return unnamed

@@ -1,0 +1,70 @@
+"""What building one target's candidates needs and gives (`builder`): the run's context,
+the candidates with the notes on what was dropped, and the steps announced on the way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from quizsmith.domain import Item, Passage
+from quizsmith.generation import distractors as dis
+from quizsmith.generation.passage_vocabulary import passage_lists
+from quizsmith.jobs import CancelToken
+from quizsmith.providers.base import Provider
+
+
+@dataclass
+class BuildContext:
+    passage: Passage
+    generator: Provider
+    profile: str
+    embed: Callable[[Sequence[str]], list[list[float]]] | None
+    qa: Provider | None
+    cancel: CancelToken
+    difficulty: str | None
+    seed: int
+    #: Other answers found in the passage: same-passage distractor candidates.
+    passage_answers: list[str] = field(default_factory=list)
+    #: The terms the passage defines, with the noun it calls each (`target_candidates.
+    #: defined_terms`): wrong answers too, whether or not a target asks for them.
+    passage_terms: dict[str, str | None] = field(default_factory=dict)
+    filter_config: dis.FilterConfig = field(default_factory=dis.FilterConfig)
+    #: Whether the QA model can tell a playwright from a character ("Is Creon a
+    #: playwright?"): one large enough for chat prompts can, the tiny ones cannot
+    #: (`dis.kind_reading`).
+    qa_knows_kinds: bool = False
+
+    @property
+    def judge(self) -> Provider | None:
+        """The QA model where it is asked the yes/no kind questions: one that gives
+        log-probabilities and is large enough to tell kinds apart."""
+        return (
+            self.qa if self.qa is not None and self.qa.can_logprob and self.qa_knows_kinds else None
+        )
+
+    @cached_property
+    def passage_lists(self) -> list[list[str]]:
+        """The lists the passage names (`passage_lists`), read once per run, not per target."""
+        return passage_lists(self.passage.text)
+
+
+@dataclass
+class Built:
+    candidates: list[Item] = field(default_factory=list)
+    #: Why stems or distractors were dropped (for the evidence and the shortfall message).
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class BuildStep:
+    """A step of building one target's candidates, announced before it runs, so that a
+    front end can say which of the slow model calls is under way (issue 27)."""
+
+    #: What is being done, in a teacher's words ("writing question 2 of 3").
+    what: str
+    #: How much of the building is done before this step (0-1).
+    share: float
+
+
+BuildSteps = Generator[BuildStep, None, Built]
