@@ -213,7 +213,7 @@ def generate_items(
     for item in best_first(set_aside)[: max(0, n - len(result.items))]:
         result.items.append(item)
         yield Progress(
-            f"Item {len(result.items)}/{n} ready (rated low: no spare fact did better)",
+            f"Item {len(result.items)}/{n} ready (it has a warning: no spare fact did better)",
             len(result.items),
             n,
             GeneratedStep(item, list(item.alternatives)),
