@@ -161,15 +161,18 @@ def test_a_defined_term_keeps_what_the_passage_calls_it(sentence: str, called: s
 
 
 def test_the_textbook_sections_defined_terms_come_first() -> None:
-    """bench/generation.py's textbook section: five of its nine defined terms are among the
-    ten targets the rules choose for a 5-item quiz and its spares, where none were before."""
+    """bench/generation.py's textbook section: seven of its nine defined terms are among the
+    ten targets the rules choose for a 5-item quiz and its spares (none before the terms were
+    read; five while each earlier term cost as much as any repeated kind)."""
     text = (Path(__file__).parents[2] / "bench" / "passages" / "textbook_rivers.txt").read_text(
         encoding="utf-8"
     )
     chosen = choose_targets(candidate_targets(text, split_sentences(text)), 10, passage_text=text)
     terms = {t.answer for t in chosen if t.kind == "term"}
-    assert len(terms) >= 5
-    assert {"abrasion", "meanders", "saltation", "traction"} <= terms
+    assert len(terms) >= 7
+    assert {"abrasion", "meanders", "saltation", "traction", "slip-off slope"} <= terms
+    # Not all terms: a name still comes in ("a quiz of ten dates is dull").
+    assert any(t.kind == "entity" for t in chosen)
 
 
 HEADED = (
