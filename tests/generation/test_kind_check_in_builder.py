@@ -349,3 +349,28 @@ def test_a_qa_model_that_cannot_tell_kinds_keeps_the_question() -> None:
     stems, _, model = _channel_build(qa_knows_kinds=False)
     assert len(stems) == 2
     assert "Q: Is abrasion a place?\nA:" not in model.kind_questions
+
+
+DELTAS_FACT = "The Mississippi, the Ganges and the Nile all end in deltas."
+DELTAS = Script(DELTAS_FACT, ["Which river ends in a delta?"], ["Amazon", "Thames", "Danube"], {})
+
+
+def test_the_keys_fellow_members_in_its_own_sentence_are_right_too() -> None:
+    """Asked from the list's own sentence, the key's siblings are right too (the sentence says
+    the same of all three); asked from another sentence they are wrong answers (the test
+    above)."""
+    ctx = BuildContext(
+        passage=Passage(text=DELTAS_FACT),
+        generator=ScriptedModel(DELTAS),
+        profile="chat",
+        embed=None,
+        qa=None,
+        cancel=CancelToken(),
+        difficulty=None,
+        seed=0,
+    )
+    target = Target(DELTAS_FACT, 0, "Nile", DELTAS_FACT.index("Nile"), "entity", 0, 1.0)
+    (item,) = build_candidates(target, "mcq", 1, ctx).candidates
+    assert sorted(o.text for o in item.options if not o.is_key) == ["Amazon", "Danube", "Thames"]
+    dropped = {d["text"]: d["reason"] for d in item.provenance["distractors_dropped"]}
+    assert "right too" in dropped["Mississippi"] and "right too" in dropped["Ganges"]

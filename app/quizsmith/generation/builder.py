@@ -22,7 +22,11 @@ from quizsmith.generation.build_context import BuildContext as BuildContext
 from quizsmith.generation.build_context import BuildStep as BuildStep
 from quizsmith.generation.build_context import BuildSteps as BuildSteps
 from quizsmith.generation.build_context import Built as Built
-from quizsmith.generation.passage_vocabulary import list_siblings, same_passage_candidates
+from quizsmith.generation.passage_vocabulary import (
+    list_siblings,
+    passage_lists,
+    same_passage_candidates,
+)
 from quizsmith.generation.prompts import PROMPT_VERSION
 from quizsmith.generation.target_candidates import written_without_spaces
 from quizsmith.generation.targets import Target
@@ -286,6 +290,7 @@ def _distractors(
         reader=reader,
         question=question,
         aliases=dis.appositives(ctx.passage.text, target.answer, pool),
+        fellow_members=list_siblings(passage_lists(target.fact), target.answer),
         config=ctx.filter_config,
         kind=kind,
         broader=broader,

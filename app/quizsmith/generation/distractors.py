@@ -60,6 +60,13 @@ from quizsmith.providers.base import OptionLogprob, Provider
 from quizsmith.providers.nearest import cosine
 
 NAMED_IN_QUESTION = "named in the question (a student rules it out, or takes it as right)"
+#: "not foreign forces like the British Army and King's African Rifles": asked from that
+#: sentence, a question whose key is King's African Rifles has the British Army right too (a
+#: standard bench item offered it, 4082bbf to 0a1ee79). The key's siblings in the passage's
+#: other sentences stay candidates.
+FELLOW_MEMBER = (
+    "named beside the key in a list of its source sentence, which says the same of both (right too)"
+)
 INVENTED_NAME = "a made-up placeholder name the passage never mentions (a student rules it out)"
 
 
@@ -101,6 +108,7 @@ def filter_distractors(
     reader: Callable[[list[str]], list[Reading]] | None,
     question: str = "",
     aliases: Collection[str] = (),
+    fellow_members: Collection[str] = (),
     config: FilterConfig | None = None,
     kind: KindCheck | None = None,
     broader: Callable[[str], float] | None = None,
@@ -110,7 +118,8 @@ def filter_distractors(
 
     `reader` reads each candidate (`qa_reading`): one the QA model prefers to the key may also
     be true and is dropped; the rest are kept most plausible first. Without it the given
-    order stands. `aliases` are other names of the key (`appositives`); an option that
+    order stands. `aliases` are other names of the key (`appositives`), `fellow_members` the
+    other members of a list its source sentence names it in (right too); an option that
     `question` names is dropped, and so is a made-up placeholder name ("John Smith") that
     `passage` does not mention (`invented_name`). `kind` (`kind_reading`) drops, in that order,
     candidates that are not the kind of thing the question asks for, and `broader`
@@ -118,6 +127,7 @@ def filter_distractors(
     until enough have passed."""
     cfg = config or FilterConfig()
     alias_norms = {normalize_answer(a) for a in aliases}
+    fellow_norms = {normalize_answer(m) for m in fellow_members}
     out = FilterOutcome()
     key_norm = normalize_answer(key)
     key_kind = kind_of(key)
@@ -142,6 +152,8 @@ def filter_distractors(
             reason = "a duplicate of another candidate"
         elif norm in alias_norms:
             reason = "another name the passage gives the key (also right)"
+        elif norm in fellow_norms:
+            reason = FELLOW_MEMBER
         elif question and named_in(text, question):
             reason = NAMED_IN_QUESTION
         elif passage and invented_name(text, passage, key):
