@@ -132,6 +132,27 @@ class ScriptedModel(Provider):
         ]
 
 
+def _context(
+    generator: ScriptedModel, passage: str, *, qa: ScriptedModel | None = None, **extra: Any
+) -> BuildContext:
+    """A chat-profile build context on the scripted model; `extra` sets the other fields."""
+    return BuildContext(
+        passage=Passage(text=passage),
+        generator=generator,
+        profile="chat",
+        embed=None,
+        qa=qa,
+        cancel=CancelToken(),
+        difficulty=None,
+        seed=0,
+        **extra,
+    )
+
+
+def _target(fact: str, key: str, kind: TargetKind) -> Target:
+    return Target(fact, 0, key, fact.index(key), kind, 0, 1.0)
+
+
 def _build(
     qa_knows_kinds: bool,
     script: Script = SOPHOCLES,
@@ -141,21 +162,14 @@ def _build(
     passage_terms: dict[str, str | None] | None = None,
 ) -> tuple[list[list[str]], ScriptedModel]:
     model = ScriptedModel(script)
-    ctx = BuildContext(
-        passage=Passage(text=passage or script.fact),
-        generator=model,
-        profile="chat",
-        embed=None,
+    ctx = _context(
+        model,
+        passage or script.fact,
         qa=model,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
         qa_knows_kinds=qa_knows_kinds,
         passage_terms=passage_terms or {},
     )
-    at = script.fact.index(key)
-    target = Target(script.fact, 0, key, at, kind, 0, 1.0)
-    built = build_candidates(target, "mcq", len(script.stems), ctx)
+    built = build_candidates(_target(script.fact, key, kind), "mcq", len(script.stems), ctx)
     options = [[o.text for o in c.options if not o.is_key] for c in built.candidates]
     return options, model
 
@@ -283,20 +297,13 @@ def test_a_word_the_passage_gives_twice_is_offered_once() -> None:
     """A sibling that is also a target's answer and a defined term is one candidate: the
     item's evidence names no "duplicate" the builder made itself."""
     passage = f"{NILE_FACT} The Mississippi, the Ganges and the Nile all end in deltas."
-    ctx = BuildContext(
-        passage=Passage(text=passage),
-        generator=ScriptedModel(NILE),
-        profile="chat",
-        embed=None,
-        qa=None,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
+    ctx = _context(
+        ScriptedModel(NILE),
+        passage,
         passage_answers=["Ganges", "Nile", "Egypt", "Ganges"],
         passage_terms={"Ganges": None},
     )
-    target = Target(NILE_FACT, 0, "Nile", NILE_FACT.index("Nile"), "entity", 0, 1.0)
-    (item,) = build_candidates(target, "mcq", 1, ctx).candidates
+    (item,) = build_candidates(_target(NILE_FACT, "Nile", "entity"), "mcq", 1, ctx).candidates
     assert sorted(o.text for o in item.options if not o.is_key) == [
         "Amazon",
         "Ganges",
@@ -321,19 +328,8 @@ CHANNEL = Script(
 
 def _channel_build(qa_knows_kinds: bool) -> tuple[list[str], list[str], ScriptedModel]:
     model = ScriptedModel(CHANNEL)
-    ctx = BuildContext(
-        passage=Passage(text=CHANNEL_FACT),
-        generator=model,
-        profile="chat",
-        embed=None,
-        qa=model,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
-        qa_knows_kinds=qa_knows_kinds,
-    )
-    at = CHANNEL_FACT.index("abrasion")
-    built = build_candidates(Target(CHANNEL_FACT, 0, "abrasion", at, "term", 0, 1.0), "mcq", 2, ctx)
+    ctx = _context(model, CHANNEL_FACT, qa=model, qa_knows_kinds=qa_knows_kinds)
+    built = build_candidates(_target(CHANNEL_FACT, "abrasion", "term"), "mcq", 2, ctx)
     return [c.stem for c in built.candidates], built.notes, model
 
 
@@ -359,18 +355,8 @@ def test_the_keys_fellow_members_in_its_own_sentence_are_right_too() -> None:
     """Asked from the list's own sentence, the key's siblings are right too (the sentence says
     the same of all three); asked from another sentence they are wrong answers (the test
     above)."""
-    ctx = BuildContext(
-        passage=Passage(text=DELTAS_FACT),
-        generator=ScriptedModel(DELTAS),
-        profile="chat",
-        embed=None,
-        qa=None,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
-    )
-    target = Target(DELTAS_FACT, 0, "Nile", DELTAS_FACT.index("Nile"), "entity", 0, 1.0)
-    (item,) = build_candidates(target, "mcq", 1, ctx).candidates
+    ctx = _context(ScriptedModel(DELTAS), DELTAS_FACT)
+    (item,) = build_candidates(_target(DELTAS_FACT, "Nile", "entity"), "mcq", 1, ctx).candidates
     assert sorted(o.text for o in item.options if not o.is_key) == ["Amazon", "Danube", "Thames"]
     dropped = {d["text"]: d["reason"] for d in item.provenance["distractors_dropped"]}
     assert "right too" in dropped["Mississippi"] and "right too" in dropped["Ganges"]

@@ -45,9 +45,6 @@ BROADER_FROM = 2.0
 #: telling ("Which playwright ...": Creon is a person, not a playwright), so it comes first
 #: (`kind_of_stems`).
 PERSON = "person"
-#: "Who ...?", or "who" after an opening phrase ("In Sophocles' play Antigone, who is trying to
-#: stop her ...?"): the 1.5B model writes both, and the second, unread, let invented first
-#: names through as Creon's rivals (bench/results/generation-readings-56c637b.txt, item 2).
 _ASKS_WHERE = re.compile(r"\s*[Ww]here\b")
 #: What "Where ...?" asks its key to be (`kind_asked_of_key`).
 PLACE = "place"
@@ -59,6 +56,9 @@ PLACE = "place"
 #: Answers of "Where ...?" questions read higher as places: chloroplasts +0.8, the
 #: mitochondria +0.4, the leaves -0.6, the upper course -0.1 (2026-11-27, 1.5B model).
 KEY_NOT_ASKED_BELOW = -2.5
+#: "Who ...?", or "who" after an opening phrase ("In Sophocles' play Antigone, who is trying to
+#: stop her ...?"): the 1.5B model writes both, and the second, unread, let invented first
+#: names through as Creon's rivals (bench/results/generation-readings-56c637b.txt, item 2).
 _ASKS_WHO = re.compile(
     r"\s*(?:(?:In|At|On|During|According to|After|Before|By|Since|Until|Within)\b[^?,]*,\s*)?"
     r"[Ww]ho(?:m)?\b"

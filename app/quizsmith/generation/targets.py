@@ -136,7 +136,6 @@ def choose_targets(
     kind_count = Counter(t.kind for t in chosen)
 
     def value(t: Target) -> float:
-        # Each earlier answer of the same kind costs a little: a quiz of ten dates is dull.
         repeat = ASKED_PENALTY if " ".join(t.answer.split()).casefold() in asked else 0.0
         cost = TERM_REPEAT_COST if t.kind == "term" else REPEAT_COST
         return t.score + jitter[id(t)] - cost * kind_count[t.kind] - repeat
