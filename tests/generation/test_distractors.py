@@ -45,6 +45,41 @@ def test_numeric_variants_keep_format_and_differ() -> None:
         assert all(1 <= int(d.split()[0]) <= 28 for d in days)
 
 
+@pytest.mark.parametrize(
+    ("text", "precision"),
+    [
+        ("15 January 1954", "day"),
+        ("January 18, 2000", "day"),
+        ("May 3rd, 1990", "day"),
+        ("August 1999", "month"),
+        ("March 2000", "month"),
+        ("1955", "year"),
+        ("the 1990s", "year"),
+    ],
+)
+def test_date_precision(text: str, precision: str) -> None:
+    assert dis.date_precision(text) == precision
+
+
+def test_a_date_keeps_wrong_answers_as_precise_as_the_key() -> None:
+    # "1955" beside three days of 1954 is the odd one out by its form (bench/generation.py).
+    out = dis.filter_distractors(
+        "15 January 1954",
+        ["10 January 1954", "1955", "March 1954", "24 April 1954", "March 3, 1953"],
+        embed=None,
+        reader=None,
+    )
+    assert out.kept == ["10 January 1954", "24 April 1954", "March 3, 1953"]
+    reasons = dict(out.dropped)
+    assert reasons["1955"] == "a year where the key is a day (the odd one out by its form)"
+    assert reasons["March 1954"].startswith("a month where the key is a day")
+    # A month's wrong answers are months: a day or a year among them stands out as much.
+    months = dis.filter_distractors(
+        "August 1999", ["October 1999", "January 18, 2000", "2001"], embed=None, reader=None
+    )
+    assert months.kept == ["October 1999"]
+
+
 def test_text_filters_give_reasons() -> None:
     out = dis.filter_distractors(
         "Millard Sheets",
@@ -253,6 +288,9 @@ def test_a_key_without_tokens_prefers_no_distractor() -> None:
         ("What is the capital of France?", "capital"),
         ("What is the name of a Presbyterian school in Wellington?", "school"),
         ("What kind of Roman building was the Pantheon?", "building"),
+        # a participle before the noun is passed over, not read as the kind or as a verb
+        ("What is the name of a proposed theory in physics?", "theory"),
+        ("What kind of protected area is it?", "area"),
         # No kind named, or a number or a time (same_kind's business):
         ("Who is Antigone's father?", "person"),
         ("Whom did Creon sentence to death?", "person"),

@@ -55,6 +55,21 @@ def same_kind(key_kind: str, candidate: str) -> bool:
     return kind == key_kind
 
 
+_DAY = re.compile(r"(?<![\d,.])\d{1,2}(?:st|nd|rd|th)?(?![\d,.]*\d)")
+
+
+def date_precision(text: str) -> str:
+    """ "day" ("15 January 1954", "January 18, 2000"), "month" ("August 1999") or "year"
+    ("1955"): how precisely a date or year is given. Options of one precision are a rule of
+    item writing (Haladyna, Downing & Rodriguez 2002: options homogeneous in content and
+    form); "1955" beside three days of 1954 (bench/generation.py, 2026-11-27) is the odd one
+    out, ruled out or picked for its form, whatever the student knows."""
+    if kind_of(text) == "year":
+        return "year"
+    without_years = re.sub(r"\b\d{4}\b", " ", text)
+    return "day" if _DAY.search(without_years) else "month"
+
+
 def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[str]:
     """Nearby values for the first number in the answer, keeping its format and units."""
     match = _NUMBER.search(answer)

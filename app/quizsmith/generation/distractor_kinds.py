@@ -207,11 +207,19 @@ _MODIFIER = r"(?:[A-Z][a-z]+ )?"
 #: A capitalised title after one ("the current King of Thebes") names no kind the patterns
 #: read, so no kind is checked there: better than a wrong one.
 _WHEN_WORDS = r"(?:(?:current|former|present|late|then|future|original) )?"
+#: A participle before the noun where a noun must follow ("the name of a proposed theory in
+#: physics": "theory"): read as the noun, it asked "Is X a proposed?" or, ending in -ed, was
+#: taken for a verb and named no kind (bench/generation.py at ec4059e, "Dark Matter").
+_PARTICIPLE = r"(?:[a-z]+ed )?"
 _KIND_PATTERNS = (
     re.compile(
-        rf"\b(?i:what|which) (?:kind|type|sort) of {_WHEN_WORDS}{_MODIFIER}([a-z]+(?: [a-z]+)?)"
+        rf"\b(?i:what|which) (?:kind|type|sort) of {_WHEN_WORDS}{_PARTICIPLE}{_MODIFIER}"
+        r"([a-z]+(?: [a-z]+)?)"
     ),
-    re.compile(rf"\bthe name of (?:the |a |an )?{_WHEN_WORDS}{_MODIFIER}([a-z]+(?: [a-z]+)?)"),
+    re.compile(
+        rf"\bthe name of (?:the |a |an )?{_WHEN_WORDS}{_PARTICIPLE}{_MODIFIER}"
+        r"([a-z]+(?: [a-z]+)?)"
+    ),
     re.compile(rf"\b(?i:what|which) {_WHEN_WORDS}([a-z]+(?: [a-z]+)?)"),
     re.compile(r"\b(?i:what) (?:is|was|are|were) the ([a-z]+) (?:of|that|which|where|at|in)\b"),
 )

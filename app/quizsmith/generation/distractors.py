@@ -5,7 +5,8 @@ Candidates come from three places: the generator model, the passage's own words 
 terms it defines, generation/passage_vocabulary.py), and, for numbers and years, nearby
 values. The filters are those of the generation issue: not the key or part of it, no
 duplicates (text and embeddings), within a similarity band to the key (plausible, not a
-synonym), the same kind as the key, and not also true per the passage (the QA model reading
+synonym), the same kind as the key (a date as precise as the key: a day's wrong answers
+are days), and not also true per the passage (the QA model reading
 the source must not prefer it to the key). Two more come from reading the items the
 standard profile made (docs/generation.md): an option the question itself names ("Which
 ruler stops Antigone...?" with "Antigone" among the options) is ruled out by any student,
@@ -35,6 +36,7 @@ from typing import NamedTuple
 # What kind of answer a text is, and nearby numbers (their own module); reachable here too.
 from quizsmith.generation.answer_kinds import LAST_CENTURY as LAST_CENTURY
 from quizsmith.generation.answer_kinds import MONTHS as MONTHS
+from quizsmith.generation.answer_kinds import date_precision as date_precision
 from quizsmith.generation.answer_kinds import kind_of as kind_of
 from quizsmith.generation.answer_kinds import numeric_variants as numeric_variants
 from quizsmith.generation.answer_kinds import ordinal as ordinal
@@ -162,6 +164,11 @@ def filter_distractors(
             reason = "much longer than the key"
         elif not same_kind(key_kind, text):
             reason = f"not the same kind as the key (the key is a {key_kind})"
+        elif key_kind == "date" and date_precision(text) != date_precision(key):
+            reason = (
+                f"a {date_precision(text)} where the key is a {date_precision(key)} "
+                "(the odd one out by its form)"
+            )
         if reason:
             out.drop(text, reason)
             continue
