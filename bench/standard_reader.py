@@ -83,6 +83,7 @@ def records(n_passages: int) -> list[dict[str, Any]]:
                     "answer_consistency": labels["answer_consistency"],
                     "accept": int(all(v >= ACCEPT_THRESHOLD for v in labels.values())),
                     "mean": sum(labels.values()) / len(labels),
+                    "ratings": labels,
                 }
             )
     return out

@@ -80,6 +80,45 @@ def test_a_date_keeps_wrong_answers_as_precise_as_the_key() -> None:
     assert months.kept == ["October 1999"]
 
 
+def test_a_months_date_varies_its_month_not_its_year() -> None:
+    # "August 1988" answers "In which month ...?" as well as "August 1999" does.
+    for seed in range(10):
+        months = dis.numeric_variants("August 1999", random.Random(seed))
+        assert len(months) == 4 and "August 1999" not in months
+        assert all(
+            m.endswith(" 1999")
+            and m.split()[0]
+            in {"April", "May", "June", "July", "September", "October", "November", "December"}
+            for m in months
+        )
+
+
+def test_dates_are_told_apart_by_value_not_by_embedding() -> None:
+    # MiniLM reads every date of a year as nearly the same: here all vectors are equal.
+    def same_vector(texts: object) -> list[list[float]]:
+        return [[1.0, 0.0] for _ in texts]  # type: ignore[attr-defined]
+
+    out = dis.filter_distractors(
+        "24 April 1954",
+        ["18 March 1954", "March 18, 1954", "28 April 1954", "15 January 1954"],
+        embed=same_vector,
+        reader=None,
+    )
+    assert out.kept == ["18 March 1954", "28 April 1954", "15 January 1954"]
+    assert dict(out.dropped)["March 18, 1954"] == "the same value as another distractor"
+    assert dis.same_value("1,200 km", "1200 km")
+    assert not dis.same_value("18 March 1954", "19 March 1954")
+
+    # Phrases still go by the embedding: equal vectors (not the key's) are near duplicates.
+    def key_apart(texts: object) -> list[list[float]]:
+        return [[1.0, 0.0] if t == "lateral erosion" else [0.6, 0.8] for t in texts]  # type: ignore[attr-defined]
+
+    phrases = dis.filter_distractors(
+        "lateral erosion", ["abrasion", "attrition"], embed=key_apart, reader=None
+    )
+    assert phrases.kept == ["abrasion"]
+
+
 def test_text_filters_give_reasons() -> None:
     out = dis.filter_distractors(
         "Millard Sheets",

@@ -88,6 +88,8 @@ def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[st
     century = _ORDINAL_CENTURY.match(answer, match.start())
     if century:
         return _other_centuries(answer, match.start(), century.end(1), int(value), rng, count)
+    if kind_of(answer) == "date" and date_precision(answer) == "month":
+        return _other_months(answer, rng, count)
     out: list[str] = []
     tries = 0
     while len(out) < count and tries < 50:
@@ -104,6 +106,24 @@ def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[st
         candidate = answer[: match.start()] + text + answer[match.end() :]
         if text != raw and candidate not in out and (not is_year or 1000 <= new <= 2100):
             out.append(candidate)
+    return out
+
+
+def _other_months(answer: str, rng: random.Random, count: int) -> list[str]:
+    """Other months of the same year for a month's date ("October 1999" for "August 1999").
+    Not another year: "August 1988" answers "In which month ...?" as well as the key does
+    (bench/generation.py, 2026-11-28)."""
+    month = re.search("|".join(MONTHS), answer, re.IGNORECASE)
+    if month is None:
+        return []
+    at = MONTHS.index(month.group(0).lower())
+    near = [m for m in range(12) if m != at and abs(m - at) <= 4]
+    rng.shuffle(near)
+    out = []
+    for other in near[:count]:
+        name = MONTHS[other]
+        written = name.capitalize() if month.group(0)[0].isupper() else name
+        out.append(answer[: month.start()] + written + answer[month.end() :])
     return out
 
 

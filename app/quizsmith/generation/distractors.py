@@ -277,11 +277,28 @@ def _similarity_band(
             out.drop(text, f"unrelated to the key (similarity {sim:.2f})")
         elif sim > cfg.max_similarity and not numeric:
             out.drop(text, f"too close to the key, possibly a synonym (similarity {sim:.2f})")
-        elif any(cosine(vec, other) > cfg.max_between_distractors for _, other in kept):
+        elif numeric and any(same_value(text, other) for other, _ in kept):
+            out.drop(text, "the same value as another distractor")
+        elif not numeric and any(
+            cosine(vec, other) > cfg.max_between_distractors for _, other in kept
+        ):
             out.drop(text, "nearly the same as another distractor")
         else:
             kept.append((text, vec))
     return [text for text, _ in kept]
+
+
+def same_value(one: str, other: str) -> bool:
+    """Two numbers or dates that say the same value in other forms ("18 March 1954" and
+    "March 18, 1954"). Not MiniLM's cosine: it reads every date of one year as nearly the
+    same (above 0.92), which left one wrong answer of nine for "24 April 1954" (bench
+    generation, 2026-11-28)."""
+    return _value_words(one) == _value_words(other)
+
+
+def _value_words(text: str) -> list[str]:
+    words = re.findall(r"\d[\d,.]*|[a-z]+", text.lower())
+    return sorted(w.replace(",", "") for w in words if w[0].isdigit() or w in MONTHS)
 
 
 #: The closed-book prompt's question that asks nothing: what an option scores after it is
