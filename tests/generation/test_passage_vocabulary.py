@@ -4,6 +4,8 @@ terms it defines (`defined_terms`), on sentences of bench/generation.py's passag
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quizsmith.generation.passage_vocabulary import list_siblings as siblings_in
 from quizsmith.generation.passage_vocabulary import passage_lists
@@ -111,3 +113,51 @@ def test_defined_terms_keep_the_noun_the_passage_calls_them() -> None:
     )
     terms = defined_terms(split_sentences(text))
     assert terms == {"abrasion": "process", "meanders": "bend", "traction": None}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # Nothing before the "and" reads as a member: these raised IndexError (QGEval, 29 of
+        # its 200 passages), so a teacher's passage like them stopped generation.
+        "From a poll done by The Princeton Review, Harvard is the second most commonly named "
+        '"dream college", both for students and parents in 2013, and was the first nominated.',
+        'Minami-Tori-shima (南鳥島 , "Southern Bird Island") , also known as Marcus Island, is '
+        "an isolated atoll, located some 1848 km southeast of Tokyo and 1267 km east of Iwo Jima.",
+        "The band recorded two albums, the first in 1988 and the second in 1990, though "
+        "Orbison died before the second was recorded.",
+    ],
+)
+def test_sentences_with_nothing_before_the_and_name_no_broken_list(sentence: str) -> None:
+    lists = passage_lists(sentence)
+    assert all(member for members in lists for member in members)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "a",
+                "the",
+                "and",
+                "or",
+                ",",
+                ", and",
+                "Harvard",
+                "stones",
+                "both",
+                "(",
+                ")",
+                '"',
+                "melting",
+                "1988",
+                ".",
+            ]
+        ),
+        max_size=25,
+    )
+)
+def test_any_word_salad_gives_lists_not_errors(words: list[str]) -> None:
+    lists = passage_lists(" ".join(words))
+    assert all(len(members) >= 2 and all(members) for members in lists)

@@ -136,6 +136,11 @@ def _members(segments: Sequence[list[str]], *, comma_and: bool) -> list[str]:
     # evidence of a list: one that runs on is a clause, and the pair is none ("Cost
     # engineers and estimators apply expertise": not "estimators apply").
     longest = max(len(m) for m in [head, *middle])
+    if not longest:
+        # Nothing before the "and" reads as a member ("both for students and parents",
+        # '"Southern Bird Island") , also known as ...'): no list, and nothing to cut the
+        # last member to (it had raised IndexError on 29 of QGEval's 200 passages).
+        return []
     tail = _leading_member(segments[-1])
     parts = [head, *middle, tail]
     if kind_of(" ".join(tail)) != "name" and len(tail) > longest:
