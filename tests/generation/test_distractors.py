@@ -80,6 +80,14 @@ def test_a_date_keeps_wrong_answers_as_precise_as_the_key() -> None:
     assert months.kept == ["October 1999"]
 
 
+def test_a_day_before_a_comma_keeps_the_comma() -> None:
+    # "January 16 2000" beside "January 18, 2000" is told apart by its form.
+    for seed in range(10):
+        days = dis.numeric_variants("January 18, 2000", random.Random(seed))
+        assert days and all(re.fullmatch(r"January \d{1,2}, 2000", d) for d in days)
+    assert all("," in n for n in dis.numeric_variants("4,686", random.Random(1)))
+
+
 def test_a_months_date_varies_its_month_not_its_year() -> None:
     # "August 1988" answers "In which month ...?" as well as "August 1999" does.
     for seed in range(10):

@@ -24,7 +24,9 @@ MONTHS = [
     "november",
     "december",
 ]
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+#: Commas only between digits: "January 18, 2000" has the day 18, not "18," (whose variants
+#: lost the comma: "January 16 2000" beside the key, an option told apart by its form).
+_NUMBER = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?")
 _CONNECTORS = {"of", "the", "de", "la", "von", "van", "and", "for", "in", "&"}
 
 
