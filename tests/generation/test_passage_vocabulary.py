@@ -161,3 +161,16 @@ def test_sentences_with_nothing_before_the_and_name_no_broken_list(sentence: str
 def test_any_word_salad_gives_lists_not_errors(words: list[str]) -> None:
     lists = passage_lists(" ".join(words))
     assert all(len(members) >= 2 and all(members) for members in lists)
+
+
+def test_a_name_ends_where_lower_case_words_begin() -> None:
+    # The pair's second name runs on into its verb: it is still a member, not a clause.
+    sentence = (
+        "Michael Faraday and James Clerk Maxwell demonstrated that electric and magnetic "
+        "forces were unified."
+    )
+    assert list_siblings(sentence, "James Clerk Maxwell") == ["Michael Faraday"]
+    # ... but a lower-case run past the limit is still a clause ("estimators apply").
+    assert (
+        list_siblings("Cost engineers and estimators apply expertise to work.", "estimators") == []
+    )

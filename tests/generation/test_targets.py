@@ -430,3 +430,21 @@ def test_a_verb_in_s_before_a_word_of_direction_is_not_a_key_phrase() -> None:
     phrases = answers(text, "phrase")
     assert not {"river flows", "river swings", "water flows"} & set(phrases)
     assert "mountain ranges" in phrases  # "of" after a plural noun keeps it a noun
+
+
+def test_a_name_in_a_list_of_its_sentence_waits_for_the_passages_other_facts() -> None:
+    # "Michael Faraday and James Clerk Maxwell demonstrated ...": a question about Maxwell
+    # cannot single him out (bench/list_member_keys.py: QGEval accepted 0.23 of such
+    # questions against 0.69). The other sentences' targets go first; dates are exempt.
+    text = (
+        "Michael Faraday and James Clerk Maxwell demonstrated that electric and magnetic forces "
+        "were unified. Isaac Newton described gravitation. The band recorded two albums, the "
+        "first in 1988 and the second in 1990."
+    )
+    found = candidate_targets(text, split_sentences(text))
+    by_score = max(found, key=lambda t: t.score)
+    assert by_score.answer == "James Clerk Maxwell"  # the best-scored target without the cost
+    chosen = [t.answer for t in choose_targets(found, 3, passage_text=text)]
+    assert set(chosen[:2]) - {"Isaac Newton"} <= {"1988", "1990"}  # the dates are no list's
+    assert "Isaac Newton" in chosen[:2]
+    assert chosen[2] in {"James Clerk Maxwell", "Michael Faraday"}  # still its sentence's

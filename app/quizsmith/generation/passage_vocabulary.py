@@ -202,9 +202,17 @@ def _trailing_member(words: list[str]) -> list[str]:
     return run
 
 
+def _is_name(words: list[str]) -> bool:
+    return all(w[:1].isupper() or w in _INSIDE_MEMBER for w in words)
+
+
 def _leading_member(words: list[str]) -> list[str]:
     run: list[str] = []
     for word in _without_article(words):
+        if run and word.islower() and word not in _INSIDE_MEMBER and _is_name(run):
+            # A name ends where lower-case words begin: "Michael Faraday and James Clerk
+            # Maxwell demonstrated ...": "James Clerk Maxwell", not a clause.
+            return run
         if not _content(word) or len(run) == MAX_MEMBER_WORDS:
             break
         run.append(word)
