@@ -76,8 +76,10 @@ def main() -> None:
     md = [
         "## Keys that are one member of a list in their sentence (`bench/list_member_keys.py`)",
         "",
-        f"At revision {data['revision']}, {data['machine']['date']}. QGEval, 3,000 questions of "
-        "200 passages (one answer per passage); 95% intervals by resampling passages.",
+        "Command: `.venv/bin/python bench/list_member_keys.py` at revision "
+        f"{data['revision']}, {data['machine']['date']}; {data['machine']['cpu']}. QGEval, "
+        "3,000 questions of 200 passages (one answer per passage); 95% intervals by "
+        "resampling passages.",
         "",
         "| questions | n (passages) | accepted | answer consistency (1-3) |",
         "| --- | ---: | --- | --- |",

@@ -135,7 +135,8 @@ def main() -> None:
     md = [
         "## Where the standard estimate's missing agreement lies (`bench/rating_ceiling.py`)",
         "",
-        f"At revision {data['revision']}, {data['machine']['date']}, {data['machine']['cpu']}. "
+        "Command: `.venv/bin/python bench/rating_ceiling.py` at revision "
+        f"{data['revision']}, {data['machine']['date']}; {data['machine']['cpu']}. "
         f"QGEval: {data['items']} questions of {data['passages']} passages; the standard "
         f"estimate out of fold: r {data['estimate_r_accept']:.3f} with acceptance. Each row "
         "stacked on it in a logistic regression, out of fold over the same passage groups; "
