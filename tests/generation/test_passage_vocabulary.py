@@ -174,3 +174,11 @@ def test_a_name_ends_where_lower_case_words_begin() -> None:
     assert (
         list_siblings("Cost engineers and estimators apply expertise to work.", "estimators") == []
     )
+
+
+def test_a_longer_name_ends_a_list_where_its_capitals_end() -> None:
+    sentence = (
+        "Private schools are often Presbyterian, such as St Andrew's College and Rangi Ruru "
+        "Girls' School in Christchurch."
+    )
+    assert list_siblings(sentence, "Rangi Ruru Girls' School") == ["St Andrew's College"]

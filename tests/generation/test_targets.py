@@ -448,3 +448,10 @@ def test_a_name_in_a_list_of_its_sentence_waits_for_the_passages_other_facts() -
     assert set(chosen[:2]) - {"Isaac Newton"} <= {"1988", "1990"}  # the dates are no list's
     assert "Isaac Newton" in chosen[:2]
     assert chosen[2] in {"James Clerk Maxwell", "Michael Faraday"}  # still its sentence's
+
+
+def test_a_plural_possessive_stays_inside_a_name() -> None:
+    text = "Rangi Ruru Girls' School is in Christchurch. The players' union met in Auckland."
+    found = answers(text)
+    assert "Rangi Ruru Girls' School" in found  # not "Rangi Ruru Girls", a key cut short
+    assert not any(a.startswith("players") and "union" in a for a in found)

@@ -31,6 +31,9 @@ from quizsmith.metrics.squad import normalize_answer
 
 #: Words a list member is made of at most: longer runs are clauses, not names of things.
 MAX_MEMBER_WORDS: Final = 3
+#: A name may be longer where it ends a list: "St Andrew's College and Rangi Ruru Girls'
+#: School in Christchurch" (its capitalised words mark where it ends).
+NAME_MEMBER_WORDS: Final = 5
 _ARTICLES: Final = frozenset(["a", "an", "the"])
 #: "of" joins a member's words ("the Bay of Bengal"); the other stopwords end a member.
 _INSIDE_MEMBER: Final = frozenset(["of"])
@@ -213,11 +216,12 @@ def _leading_member(words: list[str]) -> list[str]:
             # A name ends where lower-case words begin: "Michael Faraday and James Clerk
             # Maxwell demonstrated ...": "James Clerk Maxwell", not a clause.
             return run
-        if not _content(word) or len(run) == MAX_MEMBER_WORDS:
+        limit = NAME_MEMBER_WORDS if run and _is_name([*run, word]) else MAX_MEMBER_WORDS
+        if not _content(word) or len(run) >= limit:
             break
         run.append(word)
     # A member that runs on past the word limit is the start of a clause, not a name.
     rest = _without_article(words)[len(run) :]
-    if len(run) == MAX_MEMBER_WORDS and rest and _content(rest[0]):
+    if len(run) >= MAX_MEMBER_WORDS and rest and _content(rest[0]):
         return []
     return run

@@ -94,7 +94,12 @@ def _entities(sentence: str, midsentence_caps: set[str]) -> list[tuple[int, int,
         j = i + 1
         while j < len(words):
             between = sentence[words[j - 1][1] : words[j][0]]
-            if between.strip() not in ("", "-", "&"):  # punctuation ends a name
+            # A plural possessive stays inside a name: "Rangi Ruru Girls' School" (cut to
+            # "Rangi Ruru Girls", a key no option can match: bench/generation.py, e9dc5b4).
+            possessive = between.strip() in ("'", "’") and words[j - 1][2].endswith("s")
+            if between.strip() not in ("", "-", "&") and not (
+                possessive and _is_capitalised(words[j][2])
+            ):  # other punctuation ends a name
                 break
             if _is_capitalised(words[j][2]):
                 run.append(j)
