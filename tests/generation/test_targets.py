@@ -455,3 +455,11 @@ def test_a_plural_possessive_stays_inside_a_name() -> None:
     found = answers(text)
     assert "Rangi Ruru Girls' School" in found  # not "Rangi Ruru Girls", a key cut short
     assert not any(a.startswith("players") and "union" in a for a in found)
+
+
+def test_saint_and_mount_begin_a_name_and_titles_do_not() -> None:
+    text = "St Paul's Collegiate School is in Hamilton. Dr Smith climbed Mt Everest in 1953."
+    found = answers(text)
+    assert "St Paul's Collegiate School" in found and "Paul's Collegiate School" not in found
+    assert "Mt Everest" in found
+    assert "Smith" in found and "Dr Smith" not in found

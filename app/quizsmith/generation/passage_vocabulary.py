@@ -8,7 +8,8 @@ only a few of these: on bench/generation.py's textbook section the same-passage 
 were "meanders", "erosion" and "river floods", and the model filled the rest with words no
 student weighs ("jumping", "winding"; bench/results/generation-readings-d71cd03.txt).
 
-Lists are read by rule, not by a parser: members of one to three words, separated by commas,
+Lists are read by rule, not by a parser: members of one to three words (a capitalised name
+at a list's end up to five), separated by commas,
 the last after "and" or "or", or two joined by a bare "and" (`list_siblings`). Its limits: a
 verb can pass for a member where nothing marks it ("the river floods ... and drops its
 sediment": "drops"), and the last member's end is guessed where no comma closes it: cut to

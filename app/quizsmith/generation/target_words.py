@@ -153,7 +153,10 @@ _QUANTITY = re.compile(
 )
 _WORD = re.compile(r"(?:[A-Z]\.){2,}|[^\W_][\w'’.-]*[^\W_]|[^\W_]")
 _ACRONYM = re.compile(r"^(?:[A-Z]\.){2,}$|^[A-Z][A-Z0-9&-]*[A-Z0-9]s?$")
-_HONORIFICS: Final = _words("mr mrs ms dr prof st mt sr jr gen col lt sgt rev")
+#: Titles before a person's name, left out of the answer ("Dr Smith": "Smith"). Not "St" or
+#: "Mt": they begin a place's or a school's own name ("St Paul's Collegiate School" had been
+#: cut to "Paul's Collegiate School", a key no passage reader would give; bench/generation.py).
+_HONORIFICS: Final = _words("mr mrs ms dr prof sr jr gen col lt sgt rev")
 
 
 _OPENERS: Final = _words(

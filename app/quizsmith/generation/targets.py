@@ -10,7 +10,8 @@ spaCy or NLTK models):
 - dates: "14 July 1789", "July 14, 1789", "June 1953", "the 1990s", "the 19th century",
   "1914–1918", "44 BC", and bare years 1000-2099 ("in 1963" -> "1963");
 - named entities: runs of capitalised words joined by "of/the/de/von/..." ("King of Thebes",
-  "Dedan Kimathi", "King's African Rifles"), acronyms ("ABC", "U.S."); a single capitalised
+  "Dedan Kimathi", "King's African Rifles", and a plural possessive: "Rangi Ruru Girls'
+  School"), acronyms ("ABC", "U.S."); a single capitalised
   word at the start of a sentence counts only when the passage also capitalises it mid-sentence
   (otherwise it is most likely just the first word: "Goldenson tried" vs "However, ...");
 - key noun phrases by a small chunker: runs of lower-case content words (stopwords, verbs from
