@@ -6,10 +6,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from quizsmith.domain import Item
+from quizsmith.domain import Item, option_identity
 from quizsmith.formats import ExportOptions, export_items, get
 from quizsmith.formats.gift import escape, unescape
 from quizsmith.formats.names import short_stem
@@ -118,12 +118,16 @@ def test_gift_escape_round_trips(text: str) -> None:
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(stem=_STEM, key=_TEXT, distractors=st.lists(_TEXT, min_size=1, max_size=4))
+@example(stem="0", key="0", distractors=["\xad"])  # found by a CI run: a soft hyphen alone
+@example(stem="Where?", key="Paris", distractors=["Pa\xadris", "Rome"])
 def test_gift_round_trips_any_text(
     tmp_path: Path, stem: str, key: str, distractors: list[str]
 ) -> None:
-    texts = [key, *distractors]
-    if len({t.strip().casefold() for t in texts}) != len(texts):
-        return  # an item cannot have two equal options
+    identities = [option_identity(t) for t in [key, *distractors]]
+    if len(set(identities)) != len(identities) or not all(identities):
+        # An item cannot have two equal options, or one of invisible characters only (a soft
+        # hyphen: Item.problems rejects both, so the importer does too).
+        return
     item = mcq(stem, key, distractors)
     out = tmp_path / "h.gift"
     export_items([item], "gift", out, ExportOptions(seed=0))
