@@ -157,6 +157,33 @@ def with_ci(
     return out
 
 
+def r_gain(better: np.ndarray, base: np.ndarray, y: np.ndarray, groups: np.ndarray) -> dict:
+    """r(better, y) - r(base, y), paired on the same items, with its 95% interval (the two
+    r's own intervals overlap either way)."""
+    return with_ci(
+        np.vstack([better, base]).T,
+        y,
+        lambda a, b: pearson(a[:, 0], b) - pearson(a[:, 1], b),
+        groups=groups,
+    )
+
+
+def stacked_out_of_fold(
+    columns: list[np.ndarray], y: np.ndarray, groups: np.ndarray, folds: int = 5
+) -> np.ndarray:
+    """A logistic regression on `columns`, each item's value from a fit without its passage
+    group (GroupKFold): what a signal adds to an estimate, judged out of fold."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+
+    x = np.column_stack(columns)
+    out = np.zeros(len(y))
+    for train, test in GroupKFold(folds).split(x, y, groups):
+        fitted = LogisticRegression(max_iter=1000).fit(x[train], y[train])
+        out[test] = fitted.predict_proba(x[test])[:, 1]
+    return out
+
+
 def a2_verdict(model: Any, item: Any) -> str:
     """NACo's A.2 naturalness verdict on an item, greedy (the `not-a-question` flag): the
     metric's own call (verdict_tokens 64)."""

@@ -34,10 +34,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import git_revision, machine, per_item_results, write_results
-from judgement import pearson, shard_arg, with_ci
+from judgement import pearson, r_gain, shard_arg, stacked_out_of_fold, with_ci
 from quizsmith.providers.base import Provider, Transient
 from quizsmith.quality.reader import PASSAGE_LEAD, READER_SYSTEM
-from standard_reader import MODEL, record_keys, records, training_sets
+from standard_reader import MODEL, qgeval_estimate, records
 
 RESULTS = Path(__file__).resolve().parent / "results" / "question-pmi.jsonl"
 #: After the passage, in the reader's chat: its system prompt asks for answers, so the task
@@ -95,50 +95,26 @@ def fill(args: argparse.Namespace) -> None:
 
 
 def report(args: argparse.Namespace) -> None:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold
-
-    from quizsmith.evaluation.overall import grouped_folds, out_of_fold
-
-    sets = training_sets(argparse.Namespace(**{**vars(args), "variant_groups": 20}))
-    base = sets["light + reader signals"]
-    estimate = out_of_fold(base, grouped_folds(base.groups, 5), 0, "blend")
-    qgeval = [(r, p, y) for r, p, y in zip(base.records, estimate, base.y, strict=True)
-              if r.record_id.startswith("qgeval")]  # fmt: skip
+    all_keys, all_groups, all_full, all_y = qgeval_estimate(args)
     read = per_item_results(RESULTS, "key")
-    keys = record_keys([r for r, _, _ in qgeval])
-    chosen = [(key, r, p, y) for key, (r, p, y) in zip(keys, qgeval, strict=True) if key in read]
-    groups = np.array([r.group for _, r, _, _ in chosen])
-    y = np.array([float(y) for *_, y in chosen])
-    full = np.clip(np.array([p for _, _, p, _ in chosen]), 1e-6, 1 - 1e-6)
-    pmi = np.array([read[key]["reader_q_pmi"] for key, *_ in chosen])
-
-    def stacked(columns: list[np.ndarray]) -> np.ndarray:
-        x = np.column_stack(columns)
-        out = np.zeros(len(y))
-        for train, test in GroupKFold(5).split(x, y, groups):
-            fitted = LogisticRegression(max_iter=1000).fit(x[train], y[train])
-            out[test] = fitted.predict_proba(x[test])[:, 1]
-        return out
-
+    chosen = [i for i, key in enumerate(all_keys) if key in read]
+    keys = [all_keys[i] for i in chosen]
+    groups, full, y = all_groups[chosen], all_full[chosen], all_y[chosen]
+    pmi = np.array([read[key]["reader_q_pmi"] for key in keys])
     logit = np.log(full / (1 - full))
-    alone, both = stacked([logit]), stacked([logit, (pmi - pmi.mean()) / pmi.std()])
+    alone = stacked_out_of_fold([logit], y, groups)
+    both = stacked_out_of_fold([logit, (pmi - pmi.mean()) / pmi.std()], y, groups)
     data: dict[str, Any] = {
         "machine": machine(),
         "revision": git_revision(),
         "items": len(y),
         "passages": len(set(groups.tolist())),
-        "median_seconds": float(np.median([read[key]["seconds"] for key, *_ in chosen])),
+        "median_seconds": float(np.median([read[key]["seconds"] for key in keys])),
         "pmi_r_accept": with_ci(pmi, y, groups=groups),
         "pmi_r_residual": round(pearson(pmi, y - full), 3),
         "estimate_r_accept": round(pearson(alone, y), 3),
         "with_pmi_r_accept": round(pearson(both, y), 3),
-        "gain": with_ci(
-            np.vstack([both, alone]).T,
-            y,
-            lambda a, b: pearson(a[:, 0], b) - pearson(a[:, 1], b),
-            groups=groups,
-        ),
+        "gain": r_gain(both, alone, y, groups),
     }
     r, gain = data["pmi_r_accept"], data["gain"]
     md = [

@@ -26,37 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import git_revision, machine, per_item_results, write_results
-from judgement import pearson, with_ci
+from judgement import pearson, r_gain, stacked_out_of_fold
 from quizsmith.evaluation.overall import QGEVAL_DIMENSIONS
-from standard_reader import RESULTS, record_keys, records, training_sets
-
-
-def estimate(args: argparse.Namespace) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """QGEval's record keys, passage groups, the shipped standard estimator's out-of-fold
-    values (light + reader signals, the blend) and acceptance."""
-    from quizsmith.evaluation.overall import grouped_folds, out_of_fold
-
-    sets = training_sets(argparse.Namespace(**{**vars(args), "variant_groups": 20}))
-    base = sets["light + reader signals"]
-    values = out_of_fold(base, grouped_folds(base.groups, 5), 0, "blend")
-    qgeval = [(r, p, y) for r, p, y in zip(base.records, values, base.y, strict=True)
-              if r.record_id.startswith("qgeval")]  # fmt: skip
-    keys = record_keys([r for r, _, _ in qgeval])
-    groups = np.array([r.group for r, _, _ in qgeval])
-    full = np.clip(np.array([p for _, p, _ in qgeval]), 1e-6, 1 - 1e-6)
-    return keys, groups, full, np.array([float(y) for *_, y in qgeval])
-
-
-def stacked(columns: list[np.ndarray], y: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold
-
-    x = np.column_stack(columns)
-    out = np.zeros(len(y))
-    for train, test in GroupKFold(5).split(x, y, groups):
-        fitted = LogisticRegression(max_iter=1000).fit(x[train], y[train])
-        out[test] = fitted.predict_proba(x[test])[:, 1]
-    return out
+from standard_reader import RESULTS, qgeval_estimate, records
 
 
 def standardised(values: np.ndarray) -> np.ndarray:
@@ -93,21 +65,18 @@ def main() -> None:
     parser.add_argument("--cache-dir", default=None, help="the evaluation cache (light signals)")
     parser.add_argument("--threads", type=int, default=1, help="for light signals not cached")
     args = parser.parse_args()
-    keys, groups, full, y = estimate(args)
+    keys, groups, full, y = qgeval_estimate(args)
     rows = {r["key"]: r for r in records(args.passages)}
     logit = np.log(full / (1 - full))
-    alone = stacked([logit], y, groups)
+    alone = stacked_out_of_fold([logit], y, groups)
 
     def gain(column: np.ndarray) -> dict[str, Any]:
-        both = stacked([logit, standardised(column)], y, groups)
-        paired = with_ci(
-            np.vstack([both, alone]).T,
-            y,
-            lambda a, b: pearson(a[:, 0], b) - pearson(a[:, 1], b),
-            groups=groups,
-        )
-        return {"r_accept": round(pearson(column, y), 3), "stacked": round(pearson(both, y), 3),
-                "gain": paired}  # fmt: skip
+        both = stacked_out_of_fold([logit, standardised(column)], y, groups)
+        return {
+            "r_accept": round(pearson(column, y), 3),
+            "stacked": round(pearson(both, y), 3),
+            "gain": r_gain(both, alone, y, groups),
+        }
 
     ratings = {
         dimension: gain(np.array([rows[key]["ratings"][dimension] for key in keys]))

@@ -46,7 +46,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import git_revision, machine, per_item_results, write_results
-from judgement import SHARED, ci_row, group_table, interleaved_qgeval, pearson, shard_arg, with_ci
+from judgement import (
+    SHARED,
+    ci_row,
+    group_table,
+    interleaved_qgeval,
+    r_gain,
+    shard_arg,
+    with_ci,
+)
 from quizsmith.evaluation.overall import ACCEPT_THRESHOLD, QGEVAL_DIMENSIONS
 from quizsmith.providers import catalog
 from quizsmith.providers.llamacpp import LlamaCppProvider
@@ -327,6 +335,26 @@ def with_reader(result: Any, reader: dict[str, Any] | None) -> Any:
     return replace(result, values=values)
 
 
+def qgeval_estimate(
+    args: argparse.Namespace,
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """QGEval's record keys, passage groups, the shipped standard estimator's out-of-fold
+    values (light + reader signals, the blend, 5 folds by passage; clipped off 0 and 1 for a
+    logit) and acceptance: the base that bench/question_pmi.py and bench/rating_ceiling.py
+    stack a candidate signal on."""
+    from quizsmith.evaluation.overall import grouped_folds, out_of_fold
+
+    sets = training_sets(argparse.Namespace(**{**vars(args), "variant_groups": 20}))
+    base = sets["light + reader signals"]
+    values = out_of_fold(base, grouped_folds(base.groups, 5), 0, "blend")
+    qgeval = [(r, p, y) for r, p, y in zip(base.records, values, base.y, strict=True)
+              if r.record_id.startswith("qgeval")]  # fmt: skip
+    keys = record_keys([r for r, _, _ in qgeval])
+    groups = np.array([r.group for r, _, _ in qgeval])
+    full = np.clip(np.array([p for _, p, _ in qgeval]), 1e-6, 1 - 1e-6)
+    return keys, groups, full, np.array([float(y) for *_, y in qgeval])
+
+
 def training_sets(args: argparse.Namespace) -> dict[str, Any]:
     """The light signals (the `signals` metric on the light models, through the evaluation
     cache) of the items the reader has read, with the reader signals put beside them as the
@@ -399,11 +427,11 @@ def fit(args: argparse.Namespace) -> dict[str, Any]:
         name: out_of_fold(sets[name], folds, 0, "blend")
         for name in ("light signals", "light + reader signals")
     }
-    out["gain_blend"] = with_ci(
-        np.vstack([paired["light + reader signals"][qg], paired["light signals"][qg]]).T,
+    out["gain_blend"] = r_gain(
+        paired["light + reader signals"][qg],
+        paired["light signals"][qg],
         y[qg].astype(float),
-        lambda a, b: pearson(a[:, 0], b) - pearson(a[:, 1], b),
-        groups=groups[qg],
+        groups[qg],
     )
     read = {
         r.record_id: s["signals"].values["reader_f1"]

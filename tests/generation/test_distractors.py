@@ -71,7 +71,7 @@ def test_a_date_keeps_wrong_answers_as_precise_as_the_key() -> None:
     )
     assert out.kept == ["10 January 1954", "24 April 1954", "March 3, 1953"]
     reasons = dict(out.dropped)
-    assert reasons["1955"] == "a year where the key is a day (the odd one out by its form)"
+    assert reasons["1955"] == "a year where the key is a day (the odd one out by form)"
     assert reasons["March 1954"].startswith("a month where the key is a day")
     # A month's wrong answers are months: a day or a year among them stands out as much.
     months = dis.filter_distractors(

@@ -7,15 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizsmith.generation.passage_vocabulary import list_siblings as siblings_in
 from quizsmith.generation.passage_vocabulary import passage_lists
+from quizsmith.generation.passage_vocabulary import sentence_siblings as list_siblings
 from quizsmith.generation.sentences import split_sentences
 from quizsmith.generation.targets import defined_terms
-
-
-def list_siblings(passage: str, key: str) -> list[str]:
-    return siblings_in(passage_lists(passage), key)
-
 
 JOBS = (
     "Geographers describe these three jobs as erosion, transportation and deposition, and "

@@ -24,8 +24,8 @@ from quizsmith.generation.build_context import BuildSteps as BuildSteps
 from quizsmith.generation.build_context import Built as Built
 from quizsmith.generation.passage_vocabulary import (
     list_siblings,
-    passage_lists,
     same_passage_candidates,
+    sentence_siblings,
 )
 from quizsmith.generation.prompts import PROMPT_VERSION
 from quizsmith.generation.target_candidates import written_without_spaces
@@ -290,7 +290,7 @@ def _distractors(
         reader=reader,
         question=question,
         aliases=dis.appositives(ctx.passage.text, target.answer, pool),
-        fellow_members=list_siblings(passage_lists(target.fact), target.answer),
+        fellow_members=sentence_siblings(target.fact, target.answer),
         config=ctx.filter_config,
         kind=kind,
         broader=broader,

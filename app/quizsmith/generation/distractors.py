@@ -133,6 +133,7 @@ def filter_distractors(
     out = FilterOutcome()
     key_norm = normalize_answer(key)
     key_kind = kind_of(key)
+    key_precision = date_precision(key) if key_kind == "date" else ""
     textual: list[str] = []
     seen: set[str] = set()
     for raw in candidates:
@@ -164,11 +165,8 @@ def filter_distractors(
             reason = "much longer than the key"
         elif not same_kind(key_kind, text):
             reason = f"not the same kind as the key (the key is a {key_kind})"
-        elif key_kind == "date" and date_precision(text) != date_precision(key):
-            reason = (
-                f"a {date_precision(text)} where the key is a {date_precision(key)} "
-                "(the odd one out by its form)"
-            )
+        elif key_precision and (precision := date_precision(text)) != key_precision:
+            reason = f"a {precision} where the key is a {key_precision} (the odd one out by form)"
         if reason:
             out.drop(text, reason)
             continue

@@ -60,6 +60,13 @@ def list_siblings(lists: Iterable[Sequence[str]], key: str) -> list[str]:
     return found
 
 
+def sentence_siblings(sentence: str, key: str) -> list[str]:
+    """The key's fellow members in the lists of its own sentence (`list_siblings`): what
+    that sentence says of the key it says of them too, so a question from it cannot single
+    the key out ("Michael Faraday and James Clerk Maxwell demonstrated ...")."""
+    return list_siblings(passage_lists(sentence), key)
+
+
 def same_passage_candidates(
     key: str, siblings: Sequence[str], others: Iterable[str], rng: random.Random
 ) -> list[str]:

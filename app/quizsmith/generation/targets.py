@@ -43,7 +43,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from quizsmith.generation.passage_vocabulary import list_siblings, passage_lists
+from quizsmith.generation.passage_vocabulary import sentence_siblings
 from quizsmith.generation.sentences import Sentence, split_sentences
 from quizsmith.generation.target_candidates import (
     ENGLISH_ONLY_NOTE,
@@ -149,19 +149,15 @@ def choose_targets(
         by_sentence.setdefault(target.sentence_index, []).append(target)
     kind_count = Counter(t.kind for t in chosen)
 
-    lists_of: dict[str, list[list[str]]] = {}
-
-    def listed(t: Target) -> bool:
-        if t.kind not in _LISTED_KINDS:
-            return False
-        if t.fact not in lists_of:
-            lists_of[t.fact] = passage_lists(t.fact)
-        return bool(list_siblings(lists_of[t.fact], t.answer))
+    # Read once, before the rounds: `value` runs for every open candidate in each of them.
+    listed = {
+        id(t) for t in candidates if t.kind in _LISTED_KINDS and sentence_siblings(t.fact, t.answer)
+    }
 
     def value(t: Target) -> float:
         repeat = ASKED_PENALTY if " ".join(t.answer.split()).casefold() in asked else 0.0
         cost = TERM_REPEAT_COST if t.kind == "term" else REPEAT_COST
-        member = LIST_MEMBER_COST if listed(t) else 0.0
+        member = LIST_MEMBER_COST if id(t) in listed else 0.0
         return t.score + jitter[id(t)] - cost * kind_count[t.kind] - repeat - member
 
     while len(chosen) < n:
