@@ -80,7 +80,7 @@ def run_quiz(name: str, text: str, n: int, settings: Any) -> dict[str, Any]:
     from quizsmith.generation import GeneratedStep, GenerationRequest, generate_items
     from quizsmith.jobs import CancelToken
     from quizsmith.metrics.flag_policy import is_hint
-    from quizsmith.providers.llamacpp import forget_kept_state
+    from quizsmith.providers.host_client import forget_kept_state
 
     request = GenerationRequest(n=n, types=("mcq",), rank=True, candidates_per_target=3)
     forget_kept_state()
@@ -193,7 +193,12 @@ def child(profile: str, n: int, threads: int, out: Path, count: int) -> None:
         runs.append(run_quiz(name, text, n, settings))
         print(profile, json.dumps(runs[-1])[:200], file=sys.stderr, flush=True)
     roles = {role: str(settings.role(role)) for role in ("generator", "qa")}
+    from quizsmith.providers.host_client import host_memory
+
+    # The models run in the model host (a child process): the peak is this process's and
+    # the host's together, what a teacher's machine holds at once.
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak_kib += host_memory().get("peak_mib", 0.0) * 1024
     generator = catalog.find(str(settings.role("generator")), catalog.load_catalog())
     out.write_text(
         json.dumps(

@@ -39,7 +39,7 @@ from quizsmith.domain import Item
 from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
 from quizsmith.operations.jobs import default_live_metrics, live_order
-from quizsmith.providers.llamacpp import forget_kept_state
+from quizsmith.providers.host_client import forget_kept_state
 from quizsmith.settings import PROFILE_ENV, PROFILES, Settings
 from support.squad import squad_mcqs
 

@@ -20,7 +20,7 @@ from common import git_revision, machine, write_results
 from metrics import items, live_scenarios
 from quizsmith.metrics.base import MetricContext
 from quizsmith.providers import catalog, requantize
-from quizsmith.providers.llamacpp import forget_kept_state
+from quizsmith.providers.host_client import forget_kept_state
 from quizsmith.settings import Settings
 
 

@@ -7,7 +7,9 @@ user's cache on first start.
 
 `quizsmith-app --cli ARGS...` runs the command line instead (`--cli models` lists the bundled
 models: a quick check of a build). `quizsmith-app --native-check MODEL.gguf` is the child
-process of the llama.cpp check (providers/native_check.py): one short completion. With QUIZSMITH_SMOKE_TEST=1 the app quits with exit code 0
+process of the llama.cpp check (providers/native_check.py): one short completion.
+`quizsmith-app --model-host` is the model host (providers/host_server.py), the child process
+that runs the local models for the app. With QUIZSMITH_SMOKE_TEST=1 the app quits with exit code 0
 as soon as its main window is shown (exit 4 if none is shown within
 QUIZSMITH_SMOKE_TIMEOUT_S seconds, default 120): packaging/smoke_test.sh uses this.
 """
@@ -81,6 +83,11 @@ def main() -> int:
         from quizsmith.providers.native_check import child_main
 
         return child_main(args[1])
+    if args[:1] == ["--model-host"]:
+        # The model host (providers/host_server.py): the child that runs the local models.
+        from quizsmith.providers.host_server import main as host_main
+
+        return host_main()
     if args[:1] == ["--cli"]:
         from quizsmith.cli import main as cli_main
 

@@ -11,6 +11,13 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# The suite runs the local models in its own process (QUIZSMITH_MODEL_HOST=0): most tests
+# look inside a model's kept state, which lives where the model runs. The model host's own
+# tests (tests/providers/test_model_host.py, tests/gui/test_model_host_gui.py, the CLI's)
+# switch it on with the `model_host` fixture. Set here, before any session fixture builds a
+# provider.
+os.environ.setdefault("QUIZSMITH_MODEL_HOST", "0")
+
 # Property tests draw the same examples on every run, so a CI run cannot fail on an input no
 # earlier run saw (a soft hyphen alone as an option failed one, 2026-11-28; the case is now an
 # @example). `HYPOTHESIS_PROFILE=explore` draws new ones, to look for such inputs.
@@ -56,3 +63,15 @@ def minilm():
     from quizsmith.settings import Settings
 
     return provider_for("all-minilm-l6-v2", Settings())
+
+
+@pytest.fixture
+def model_host(monkeypatch: pytest.MonkeyPatch):
+    """Local models in a model host of this test's own, closed afterwards."""
+    from quizsmith.providers import host_client
+
+    monkeypatch.setenv("QUIZSMITH_MODEL_HOST", "1")
+    host_client.close_shared()
+    host = host_client.shared_host()
+    yield host
+    host_client.close_shared()

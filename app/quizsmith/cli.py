@@ -165,7 +165,7 @@ def _load_items(args: argparse.Namespace, command: str) -> tuple[Any, list[Any]]
 
 def _cmd_generate(args: argparse.Namespace) -> int:
     from quizsmith import settings as settings_mod
-    from quizsmith.errors import QuizsmithError
+    from quizsmith.errors import ModelHostError, QuizsmithError
     from quizsmith.generation import GenerationRequest
     from quizsmith.generation.keeper import ItemKeeper
     from quizsmith.generation.passages import load_passage
@@ -233,6 +233,11 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         cancel.cancel()
         print(f"Stopped by Ctrl-C; {len(items)} finished items were kept.", file=sys.stderr)
         return 130
+    except ModelHostError:
+        # The host died (or hung): status 2 with its message, from main; what was finished
+        # is already written, item by item.
+        print(f"{len(items)} finished items were kept.", file=sys.stderr)
+        raise
     finally:
         if bank is not None:
             bank.close()
@@ -851,7 +856,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             _first_start()
         if args.command in MODEL_COMMANDS:
             _check_llama_runs()
-        return int(args.func(args))
+        from quizsmith.jobs import CancelToken, cancel_scope
+
+        # The command is one job for the model host: if the host dies during it, the
+        # command stops with the host's message (status 2) rather than go on with a new one.
+        with cancel_scope(CancelToken()):
+            return int(args.func(args))
     except QuizsmithError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         if exc.fix:

@@ -14,6 +14,19 @@ class QuizsmithError(Exception):
     def __str__(self) -> str:
         return f"{self.message} {self.fix}".strip() if self.fix else self.message
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickled whole (subclasses with other constructors included): the model host
+        # (providers/host_server.py) sends a provider's errors to the app's process, and the
+        # default pickling would rebuild them from `args` alone, losing the fix.
+        return (_rebuild_error, (type(self), self.message, dict(self.__dict__)))
+
+
+def _rebuild_error(cls: type[QuizsmithError], message: str, state: dict[str, object]) -> Exception:
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(state)
+    return error
+
 
 class ConfigError(QuizsmithError):
     """The settings file or the model catalog is unreadable or inconsistent."""
@@ -50,3 +63,17 @@ class CancelledError(QuizsmithError):
 class NativeLibraryError(QuizsmithError):
     """The native llama.cpp library cannot run on this computer (built for another CPU):
     every model call would fail the same way, so a job stops instead of scoring on."""
+
+
+class ModelHostError(QuizsmithError):
+    """The model host (the child process that runs the local models) died, hung or would not
+    start: the running job stops with this message; the next job starts a fresh host."""
+
+
+#: Errors that end a whole job: a step that skips one solver or candidate on an ordinary
+#: failure re-raises these, since every later model call would fail (or was cancelled) too.
+STOPS_THE_JOB: tuple[type[QuizsmithError], ...] = (
+    CancelledError,
+    NativeLibraryError,
+    ModelHostError,
+)

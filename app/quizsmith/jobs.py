@@ -8,8 +8,10 @@ never leaves half-written state.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import threading
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -19,7 +21,8 @@ T = TypeVar("T")
 
 
 class CancelToken:
-    """Thread-safe flag shared between the job and whoever may cancel it."""
+    """Thread-safe flag shared between the job and whoever may cancel it. One per job run:
+    the model host knows a job by its token (providers/host_client.py)."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
@@ -34,6 +37,28 @@ class CancelToken:
     def raise_if_cancelled(self) -> None:
         if self._event.is_set():
             raise CancelledError("Cancelled.", "")
+
+
+#: The token of the job running in this context: a model call waiting on the model host
+#: (providers/host_client.py) returns as soon as it is set, rather than at the call's end. A
+#: context variable, so a helper thread started with the job's context sees it too.
+_current_token: contextvars.ContextVar[CancelToken | None] = contextvars.ContextVar(
+    "quizsmith_cancel_token", default=None
+)
+
+
+@contextlib.contextmanager
+def cancel_scope(token: CancelToken) -> Iterator[None]:
+    """Model calls made inside are cut short when `token` is set."""
+    reset = _current_token.set(token)
+    try:
+        yield
+    finally:
+        _current_token.reset(reset)
+
+
+def current_token() -> CancelToken | None:
+    return _current_token.get()
 
 
 @dataclass(frozen=True)

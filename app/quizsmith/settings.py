@@ -102,6 +102,11 @@ class Settings:
     model_dirs: list[str] = field(default_factory=list)
     n_ctx: int = 4096
     n_threads: int = 0  # 0 means: one thread per physical core
+    #: The model host (providers/host_client.py): a call running longer is taken for a hang
+    #: (the host is restarted); after this many idle minutes the host exits and gives its
+    #: memory back (0: never).
+    call_deadline_s: float = 600.0
+    release_models_after_min: float = 15.0
     endpoints: dict[str, Endpoint] = field(default_factory=dict)
     #: [metrics] table: thresholds, weights and per-metric options; interpreted (with their
     #: defaults) by quizsmith.metrics.config so that this module stays free of metric details.
@@ -133,6 +138,8 @@ class Settings:
             "dirs": list(self.model_dirs),
             "n_ctx": self.n_ctx,
             "n_threads": self.n_threads,
+            "call_deadline_s": self.call_deadline_s,
+            "release_models_after_min": self.release_models_after_min,
         }
         if self.profile_chosen:
             models["profile"] = self.profile
@@ -153,6 +160,8 @@ MODELS_DEFAULTS: dict[str, Any] = {
     "dirs": [],
     "n_ctx": Settings.n_ctx,
     "n_threads": 0,
+    "call_deadline_s": Settings.call_deadline_s,
+    "release_models_after_min": Settings.release_models_after_min,
     "profile": "light",
     "profile_reason": "",
 }
@@ -162,6 +171,8 @@ MODELS_DEFAULTS: dict[str, Any] = {
 MODELS_RANGES: dict[str, tuple[float, float]] = {
     "n_ctx": (256, 1_048_576),
     "n_threads": (0, 1024),
+    "call_deadline_s": (5, 86_400),
+    "release_models_after_min": (0, 10_080),
 }
 
 
@@ -231,6 +242,10 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
     settings.model_dirs = [str(d) for d in models.get("dirs", [])]
     settings.n_ctx = int(models.get("n_ctx", settings.n_ctx))
     settings.n_threads = int(models.get("n_threads", settings.n_threads))
+    settings.call_deadline_s = float(models.get("call_deadline_s", settings.call_deadline_s))
+    settings.release_models_after_min = float(
+        models.get("release_models_after_min", settings.release_models_after_min)
+    )
     metrics = data.get("metrics", {})
     if not isinstance(metrics, dict):
         raise ConfigError(f"[metrics] in {path} must be a table.", "See docs/settings.md.")

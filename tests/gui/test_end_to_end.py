@@ -166,7 +166,7 @@ def test_paste_generate_edit_accept_export(
 def test_the_gui_thread_is_not_blocked_while_generating(
     window: Any, qtbot: Any, bank: ItemBank
 ) -> None:
-    from quizsmith.providers.llamacpp import forget_kept_state
+    from quizsmith.providers.host_client import forget_kept_state
 
     paste_passage(window, qtbot, "Photosynthesis")
     # Answers remembered from earlier tests on this passage would let the generation finish

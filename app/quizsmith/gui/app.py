@@ -8,13 +8,14 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+#: Libraries the app's process never imports: the models run in the model host.
+from quizsmith.providers.host_protocol import MODEL_LIBRARIES
+
 NO_DISPLAY_EXIT = 3
 #: Set to 1 to print READY_PREFIX, time.monotonic() and the model libraries already
 #: imported, when the event loop first runs after the window is shown (bench/gui.py).
 REPORT_READY_ENV = "QUIZSMITH_REPORT_READY"
 READY_PREFIX = "quizsmith-ready"
-#: Libraries that must not be imported at start: models load when first used.
-MODEL_LIBRARIES = ("torch", "transformers", "llama_cpp", "sentence_transformers")
 
 
 def display_problem(environ: dict[str, str] | None = None, platform: str | None = None) -> str:

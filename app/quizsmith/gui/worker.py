@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from quizsmith.errors import CancelledError, QuizsmithError
-from quizsmith.jobs import CancelToken, Progress
+from quizsmith.jobs import CancelToken, Progress, cancel_scope
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,11 @@ class JobWorker(QRunnable):
 
     def run(self) -> None:
         self.started = True
+        # A model call this job waits on returns as soon as Cancel sets the token.
+        with cancel_scope(self.token):
+            self._run()
+
+    def _run(self) -> None:
         signals = self.signals
         try:
             gen = self.job(self.token)

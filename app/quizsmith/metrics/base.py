@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from quizsmith.domain import ITEM_TYPE_NAMES, ITEM_TYPES, Flag, Item, ScoreResult, utc_now
-from quizsmith.errors import CancelledError, NativeLibraryError, QuizsmithError
+from quizsmith.errors import STOPS_THE_JOB, QuizsmithError
 from quizsmith.jobs import CancelToken
 from quizsmith.metrics.display import Threshold, generic_evidence_html
 from quizsmith.providers.base import Provider
@@ -293,7 +293,7 @@ class Metric:
         started = time.perf_counter()
         try:
             result = self.compute(item, ctx)
-        except (CancelledError, NativeLibraryError):
+        except STOPS_THE_JOB:
             raise  # the whole job stops: every later model call would fail the same way
         except QuizsmithError as exc:
             return ScoreResult.not_scored(

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from quizsmith.domain import CHOICE_TYPES, Flag, Item, ScoreResult
-from quizsmith.errors import CancelledError, QuizsmithError
+from quizsmith.errors import STOPS_THE_JOB, QuizsmithError
 from quizsmith.metrics import evidence_html
 from quizsmith.metrics.base import Metric, MetricContext
 from quizsmith.metrics.display import number
@@ -119,7 +119,7 @@ def answer_mcq(
                     check_cancel=check_cancel,
                 )
             )
-        except CancelledError:
+        except STOPS_THE_JOB:
             raise
         except QuizsmithError as exc:
             skipped[solver.label] = str(exc)

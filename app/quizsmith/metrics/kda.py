@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from quizsmith.domain import Flag, Item, ScoreResult
-from quizsmith.errors import CancelledError, QuizsmithError
+from quizsmith.errors import STOPS_THE_JOB, QuizsmithError
 from quizsmith.metrics import evidence_html
 from quizsmith.metrics.base import Metric, MetricContext, below_text
 from quizsmith.metrics.display import Threshold, number
@@ -263,7 +263,7 @@ class KdaMetric(Metric):
                     best=lambda out: out.probs[key],
                     check_cancel=ctx.cancel.raise_if_cancelled,
                 )
-            except CancelledError:
+            except STOPS_THE_JOB:
                 raise
             except QuizsmithError as exc:
                 skipped[solver.label] = str(exc)

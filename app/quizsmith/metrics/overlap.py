@@ -193,37 +193,15 @@ def bertscore_f1(candidate: str, references: Sequence[str], token_embedder: Toke
     return max(bertscore_pair(cand, ref) for ref in vectors[1:])
 
 
-def minilm_token_embedder(max_length: int = 256) -> TokenEmbedder:
+def minilm_token_embedder() -> TokenEmbedder:
     """Contextual token vectors from the bundled all-MiniLM-L6-v2 (last hidden state,
-    [CLS]/[SEP] and padding removed). The model is loaded once per process through the
-    embeddings provider's own cache (`providers.hf._load`)."""
-    from quizsmith.providers import catalog
-    from quizsmith.providers.hf import _load
+    [CLS]/[SEP] and padding removed), through its provider: in the model host where the app
+    runs one (providers/host_client.py), so this process never loads torch."""
+    from quizsmith.providers import provider_for
 
-    folder = catalog.locate(catalog.find("all-minilm-l6-v2", catalog.load_catalog()))
+    provider = provider_for("all-minilm-l6-v2")  # reads up to 256 word pieces (hf.py)
 
     def embed(texts: Sequence[str]) -> list[np.ndarray]:
-        import torch
-
-        tokenizer, model, lock = _load(folder)
-        out: list[np.ndarray] = []
-        batch = [t if t.strip() else " " for t in texts]
-        with lock, torch.inference_mode():
-            enc = tokenizer(
-                batch,
-                padding=True,
-                truncation=True,
-                max_length=max_length,
-                return_tensors="pt",
-                return_special_tokens_mask=True,
-            )
-            special = enc.pop("special_tokens_mask")
-            hidden = model(**enc).last_hidden_state
-            # Keep real word pieces only: attention mask drops padding, the special-tokens
-            # mask drops [CLS] and [SEP] (BERTScore ignores them too).
-            keep = (enc["attention_mask"] == 1) & (special == 0)
-            for row in range(hidden.shape[0]):
-                out.append(hidden[row][keep[row]].float().numpy())
-        return out
+        return [np.asarray(v) for v in provider.token_embeddings(list(texts))]
 
     return embed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 from collections.abc import Generator, Sequence
@@ -98,7 +99,11 @@ def _score_with_parts(
 
     listener, ctx.report_part = ctx.report_part, lambda name, text: parts.put((name, text))
     try:
-        threading.Thread(target=run, name=f"score-{metric.name}", daemon=True).start()
+        # In the job's context: its cancel token (jobs.cancel_scope) reaches the model calls.
+        context = contextvars.copy_context()
+        threading.Thread(
+            target=context.run, args=(run,), name=f"score-{metric.name}", daemon=True
+        ).start()
         while (part := parts.get()) is not None:
             title = metric.title or metric.name
             yield Progress(f"{title}: {part[1]}", payload=PartStep(item, *part))

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from quizsmith.errors import CapabilityError, QuizsmithError
+from quizsmith.errors import STOPS_THE_JOB, CapabilityError, QuizsmithError
 from quizsmith.metrics.base import MetricContext
 from quizsmith.metrics.profiles import choose_profile, model_config
 from quizsmith.providers.base import Provider
@@ -348,11 +348,15 @@ def build_solvers(
             provider = provider_for(ref)
             for style in styles:
                 out.solvers.append(kinds[style](provider, settings))
+        except STOPS_THE_JOB:
+            raise
         except QuizsmithError as exc:
             out.skipped[ref] = str(exc)
     if embedding_ref:
         try:
             out.solvers.append(EmbeddingSolver(provider_for(embedding_ref)))
+        except STOPS_THE_JOB:
+            raise
         except QuizsmithError as exc:
             out.skipped[embedding_ref] = str(exc)
     return out

@@ -1,21 +1,9 @@
-"""Load the local model libraries in a worker without stalling the GUI thread.
+"""Before a job's first model call: prove that llama.cpp runs on this computer.
 
-Loading them is slow, which is why it happens in a worker, but a worker only keeps the GUI
-free while it gives up the GIL, and the first load of torch and transformers holds it in
-two ways for up to a few hundred milliseconds at a time (measured: 150-310 ms event-loop
-gaps on two cores, see tests/gui/test_end_to_end.py):
-
-- the cyclic garbage collector: the imports create about 700,000 long-lived objects, and
-  each time that number grows by a quarter a full collection walks all of them;
-- `dlopen` of torch's native libraries, whose static initialisers register thousands of
-  operators while the import machinery holds the GIL.
-
-So, once per backend and process, before a model job starts: the native libraries are
-opened through a ctypes foreign call (which releases the GIL), then the libraries are
-imported and the embedding models loaded with the collector paused, and everything alive
-is moved to the permanent generation (`gc.freeze`), so later full collections do not walk
-the libraries' objects again. Models in llama.cpp load in native code that releases the
-GIL, so only `llama_cpp` itself is imported here.
+The models themselves load in the model host (providers/host_client.py), a process of its
+own, so this process never imports llama.cpp, torch or transformers and nothing here has to
+keep their loading from stalling the GUI thread (the reason for the ctypes preloading and
+the paused garbage collector this module held before the host existed).
 
 No Qt here: this runs in worker threads.
 """
@@ -23,31 +11,11 @@ No Qt here: this runs in worker threads.
 from __future__ import annotations
 
 import contextlib
-import gc
-import importlib
 import importlib.util
-import logging
-import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 from quizsmith.errors import QuizsmithError
 from quizsmith.settings import MULTI_ROLES, SINGLE_ROLES, Settings
-
-log = logging.getLogger(__name__)
-
-#: torch's own libraries, dependencies first (the ones `import torch` opens).
-TORCH_LIBRARIES = (
-    "libtorch_global_deps.so",
-    "libc10.so",
-    "libtorch_cpu.so",
-    "libtorch.so",
-    "libtorch_python.so",
-)
-
-_lock = threading.Lock()
-_ready: set[str] = set()
 
 
 def local_models(settings: Settings) -> dict[str, str]:
@@ -127,85 +95,6 @@ def _overall_signal_models(settings: Settings) -> list[str]:
 
 
 def prepare_models(settings: Settings) -> None:
-    """Prove that llama.cpp runs here (its failure stops the job), then import the
-    libraries of the local backends in use and load the embedding models, holding the GIL
-    as little as possible. Other failures are left to the job, which reports them with
-    their fix; this only makes the successful path smooth."""
+    """What a model job does first: the llama.cpp check (its failure stops the job with the
+    fix). The models load on their first call, in the model host."""
     ensure_llama_runs(settings)
-    wanted = local_models(settings)
-    with _lock:
-        todo = {ref: backend for ref, backend in wanted.items() if ref not in _ready}
-        if not todo:
-            return
-        if "hf" in todo.values():
-            open_native_libraries("torch", TORCH_LIBRARIES)
-        with collector_paused():
-            for ref, backend in todo.items():
-                _prepare(ref, backend, settings)
-                _ready.add(ref)
-
-
-def _prepare(ref: str, backend: str, settings: Settings) -> None:
-    if backend == "llamacpp":
-        _import_if_installed("llama_cpp")
-    elif backend == "hf":
-        from quizsmith.providers import provider_for
-
-        try:
-            provider = provider_for(ref, settings)
-            if provider.can_embed:
-                provider.embed(["warm-up"])  # imports the model's own modules and loads it
-        except QuizsmithError as exc:
-            log.info("not preloading %s: %s", ref, exc.message)
-        except ImportError as exc:
-            log.info("not preloading %s: %s", ref, exc)
-
-
-def _import_if_installed(module: str) -> None:
-    if module in sys.modules or importlib.util.find_spec(module) is None:
-        return
-    try:
-        importlib.import_module(module)
-    except ImportError as exc:
-        log.info("not preloading %s: %s", module, exc)
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """No automatic cyclic collection inside; afterwards, what is alive is frozen."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
-
-
-def open_native_libraries(package: str, names: tuple[str, ...]) -> None:
-    """dlopen a package's shared libraries through a ctypes foreign call, which runs
-    without the GIL; the package's own import then finds them loaded. Linux and macOS
-    only (elsewhere, and for missing files, nothing happens)."""
-    if package in sys.modules or sys.platform == "win32":
-        return
-    spec = importlib.util.find_spec(package)
-    if spec is None or spec.origin is None:
-        return
-    folder = Path(spec.origin).parent / "lib"
-    import ctypes
-    import os
-
-    try:
-        libc = ctypes.CDLL(None)
-        dlopen = libc.dlopen
-    except (OSError, AttributeError):
-        return
-    dlopen.restype = ctypes.c_void_p
-    dlopen.argtypes = [ctypes.c_char_p, ctypes.c_int]
-    # RTLD_LOCAL as Python's own import would: torch's symbols stay out of the global scope.
-    mode = os.RTLD_NOW | os.RTLD_LOCAL
-    for name in names:
-        path = folder / name
-        if path.is_file() and not dlopen(str(path).encode(), mode):
-            log.info("could not preload %s", path)

@@ -102,6 +102,9 @@ class Provider:
     model_path: Path | None = None
     #: The longest input an embedding model reads, in tokens (None: not known).
     max_length: int | None = None
+    #: Runs its model in the app's model host (providers/host_client.py), not in the
+    #: process that asks: a kind that loads native model libraries (llama.cpp, torch).
+    runs_in_host: ClassVar[bool] = False
 
     # -- how it is built from the settings (providers/manager.py) ---------------------------
     @classmethod
@@ -209,6 +212,13 @@ class Provider:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         raise CapabilityError(
             f"{self.name} gives no embeddings.", "Choose an embedding model for this role."
+        )
+
+    def token_embeddings(self, texts: Sequence[str]) -> list[Any]:
+        """Contextual vectors of each text's word pieces (one 2-D array per text, special
+        tokens and padding left out): what BERTScore-style similarity compares."""
+        raise CapabilityError(
+            f"{self.name} gives no token vectors.", "Choose an embedding model for this role."
         )
 
     def close(self) -> None:

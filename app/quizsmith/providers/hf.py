@@ -64,6 +64,7 @@ class HFEmbeddingProvider(Provider):
     description: ClassVar[str] = "Sentence embeddings with transformers on the CPU"
     can_embed = True
     is_local = True
+    runs_in_host = True
     model_path: Path
     max_length: int
 
@@ -105,3 +106,27 @@ class HFEmbeddingProvider(Provider):
                 pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
                 vectors.extend(pooled.tolist())
         return vectors
+
+    def token_embeddings(self, texts: Sequence[str]) -> list[Any]:
+        """Last hidden state per word piece, [CLS]/[SEP] and padding removed (BERTScore
+        ignores them too)."""
+        import torch
+
+        tokenizer, model, lock = _load(self.model_path)
+        out: list[Any] = []
+        batch = [t if t.strip() else " " for t in texts]
+        with lock, torch.inference_mode():
+            enc = tokenizer(
+                batch,
+                padding=True,
+                truncation=True,
+                max_length=self.max_length,
+                return_tensors="pt",
+                return_special_tokens_mask=True,
+            )
+            special = enc.pop("special_tokens_mask")
+            hidden = model(**enc).last_hidden_state
+            keep = (enc["attention_mask"] == 1) & (special == 0)
+            for row in range(hidden.shape[0]):
+                out.append(hidden[row][keep[row]].float().numpy())
+        return out

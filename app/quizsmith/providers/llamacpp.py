@@ -32,7 +32,7 @@ from quizsmith.errors import (
     OutputParseError,
     ProviderError,
 )
-from quizsmith.providers import native_check, native_logs
+from quizsmith.providers import interrupt, native_check, native_logs
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -257,6 +257,7 @@ class LlamaCppProvider(Provider):
     can_reply_logprob = True
     can_constrain = True
     is_local = True
+    runs_in_host = True
     model_path: Path
 
     @classmethod
@@ -539,6 +540,7 @@ class LlamaCppProvider(Provider):
         """Complete `tokens`, evaluated in the pieces `cuts` marks (llamacpp_state)."""
         if not tokens:
             raise ProviderError("The prompt is empty.", "Give the model some text to continue.")
+        interrupt.raise_if_stopped()  # cancelled while it waited for the model's lock
         self._check_fits_count(loaded, len(tokens), max_tokens)
         memo_key: tuple[Any, ...] | None = None
         if temperature == 0 or seed is not None:
@@ -566,8 +568,11 @@ class LlamaCppProvider(Provider):
             seed=seed,
             stop=stop or None,
             grammar=self._grammar(json_schema),
-            stopping_criteria=stopping_criteria,
+            # In the model host a cancelled call stops at its next token (interrupt.py).
+            stopping_criteria=interrupt.with_stop_check(stopping_criteria),
         )
+        # Cut short by a stop: neither returned nor remembered as this prompt's answer.
+        interrupt.raise_if_stopped()
         choice = out["choices"][0]
         result = self._result(out, choice.get("text") or "", choice, started, json_schema)
         if memo_key is not None:
@@ -649,6 +654,7 @@ class LlamaCppProvider(Provider):
         _check_options(options)
         loaded = self._get()
         with loaded.lock:
+            interrupt.raise_if_stopped()
             prefix_tokens = self._tokens(loaded, prefix, add_bos=True, special=False)
             fulls = [self._tokens(loaded, prefix + o, add_bos=True, special=False) for o in options]
             texts = reusable_heads(prefix, reuse_prefix)
@@ -672,6 +678,7 @@ class LlamaCppProvider(Provider):
         _check_options(options)
         loaded = self._get()
         with loaded.lock:
+            interrupt.raise_if_stopped()
             formatter = self._formatter(loaded) if self.is_chat_model else None
             if formatter is None:
                 raise CapabilityError(

@@ -11,10 +11,11 @@ import threading
 
 from quizsmith import settings as settings_mod
 from quizsmith.errors import ConfigError, ModelNotFoundError
-from quizsmith.providers import catalog, registry
+from quizsmith.providers import catalog, host_client, registry
 from quizsmith.providers.base import Provider
+from quizsmith.providers.hosted import hosted
 
-_cache: dict[tuple[str, str], Provider] = {}
+_cache: dict[tuple[str, str, bool], Provider] = {}
 _cache_lock = threading.Lock()
 
 
@@ -23,14 +24,18 @@ def _settings_key(s: settings_mod.Settings) -> str:
 
 
 def provider_for(ref: str, settings: settings_mod.Settings | None = None) -> Provider:
-    """A provider for a catalog id, `gguf:<stem>`, a .gguf path or `endpoint:<name>`."""
+    """A provider for a catalog id, `gguf:<stem>`, a .gguf path or `endpoint:<name>`. A
+    local model's provider runs its calls in the model host (providers/hosted.py) unless
+    the host is switched off."""
     s = settings or settings_mod.load()
-    key = (ref, _settings_key(s))
+    key = (ref, _settings_key(s), host_client.enabled())
     with _cache_lock:
         cached = _cache.get(key)
         if cached is not None:
             return cached
         provider = _build(ref, s)
+        if provider.runs_in_host and host_client.enabled():
+            provider = hosted(ref, s, provider)
         _cache[key] = provider
         return provider
 
@@ -67,6 +72,8 @@ def providers_for_role(role: str, settings: settings_mod.Settings | None = None)
 
 
 def close_all() -> None:
+    """Free every model: this process's and, where one runs, the model host's."""
+    host_client.close_shared()
     with _cache_lock:
         for provider in _cache.values():
             provider.close()

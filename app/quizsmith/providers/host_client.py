@@ -1,0 +1,495 @@
+"""The app's side of the model host: starts it, sends it provider calls, and turns its
+death, a hang or a cancel into an error the job shows (host_server.py is the other side).
+
+One host per process that asks for a local model, started on the first call. What a fault
+costs: the calls in flight fail with ModelHostError (which stops their jobs, errors.py), a
+crash log is written, and the next call starts a fresh host. Cancel: the waiting call
+returns at once; the host is told to stop the call (a generation stops at its next token)
+and is killed and restarted if it does not answer within STOP_ANSWER_S, or if the stopped
+call still runs STOPPED_CALL_GRACE_S later. A call that runs past the deadline in settings
+is a hang: the host is killed. After `release_after_s` without a call the host exits, which
+gives back every byte of its models; the next call starts it again.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from quizsmith import paths
+from quizsmith.errors import CancelledError, ModelHostError
+from quizsmith.providers import host_protocol
+
+log = logging.getLogger(__name__)
+
+#: How long a started host may take to say it is ready (it imports only Quizsmith's core).
+START_TIMEOUT_S = 60.0
+#: A told-to-stop host must answer within this; one that does not is hung and is killed.
+STOP_ANSWER_S = 1.0
+#: A stopped call that still runs this long after the stop is hung in native code: killed.
+#: Not 1 s: llama.cpp reads a prompt in 512-token batches that a stop cannot split (a few
+#: seconds for the standard model on two cores), and a kill costs every loaded model.
+STOPPED_CALL_GRACE_S = 30.0
+#: Deaths before the first answer, in a row, after which the message names the fix.
+DEATHS_BEFORE_FIX = 2
+#: The host's own log (its stderr: model loading, faults with their Python stack).
+HOST_LOG = "model-host.log"
+HOST_LOG_KEEP_BYTES = 2 * 1024 * 1024
+
+
+def enabled() -> bool:
+    """Whether local models run in a host (the default) rather than in this process."""
+    return os.environ.get(host_protocol.HOST_ENV, "1").strip() not in ("0", "false", "no")
+
+
+def host_command() -> list[str]:
+    """How to start the host: the frozen app takes `--model-host` (packaging/)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--model-host"]
+    return [sys.executable, "-m", "quizsmith.providers.host_server"]
+
+
+def describe_end(returncode: int) -> str:
+    if returncode < 0:
+        number = -returncode
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            return f"signal {number}"
+        if number == signal.SIGKILL:
+            return f"signal {number}, {name}: the system may have run out of memory"
+        return f"signal {number}, {name}"
+    return f"exit {returncode}"
+
+
+@dataclass
+class _Call:
+    epoch: int
+    what: str
+    done: threading.Event = field(default_factory=threading.Event)
+    stop_answered: threading.Event = field(default_factory=threading.Event)
+    ok: bool = False
+    value: Any = None
+
+
+@dataclass
+class _Process:
+    epoch: int
+    popen: subprocess.Popen[bytes]
+    ready: threading.Event = field(default_factory=threading.Event)
+    pid: int = 0
+    #: Why the app ended it ("" while it runs or if it died by itself).
+    ended_by_app: str = ""
+    answered: bool = False
+    #: Set (under the host's lock) once its calls were failed: a call registered later
+    #: would wait for nothing.
+    finished: bool = False
+
+
+class ModelHost:
+    def __init__(self, call_deadline_s: float = 600.0, release_after_s: float = 900.0) -> None:
+        self.call_deadline_s = call_deadline_s
+        self.release_after_s = release_after_s
+        self._lock = threading.RLock()
+        self._send_lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._epochs = itertools.count(1)
+        self._process: _Process | None = None
+        self._calls: dict[int, _Call] = {}
+        self._deaths_at_start = 0
+        self._last_used = time.monotonic()
+        #: The last failure, for tests and the status line.
+        self.last_error: ModelHostError | None = None
+        self.starts = 0
+        #: The host each job (by its cancel token) first called, and why hosts died: a job
+        #: whose host died stops, even if it had no call running at that moment, rather
+        #: than carry on with a fresh host as if nothing had happened.
+        self._job_epochs: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+        self._deaths: dict[int, ModelHostError] = {}
+
+    # -- what callers use ----------------------------------------------------------------------
+    @property
+    def pid(self) -> int | None:
+        process = self._process
+        return process.pid if process is not None else None
+
+    def call(
+        self,
+        ref: str,
+        settings: Any,
+        method: str,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        """Run `method` of the provider for `ref` in the host and return its result (or raise
+        its error)."""
+        request = ("call", ref, settings, method, args, kwargs or {})
+        return self._round_trip(request, f"{ref}.{method}")
+
+    def admin(self, name: str, *args: Any) -> Any:
+        """A host-wide request (host_server.ADMIN): pid, memory, loaded_libraries,
+        forget_kept_state, running_calls."""
+        return self._round_trip(("admin", name, args), name)
+
+    def close(self, wait_s: float = 3.0) -> None:
+        """Let the host finish and exit (killed if it does not within `wait_s`)."""
+        with self._lock:
+            process = self._process
+            if process is None:
+                return
+            process.ended_by_app = "closed"
+            self._process = None
+        try:
+            with self._send_lock:
+                stdin = process.popen.stdin
+                if stdin is not None:
+                    host_protocol.send(stdin, ("close",))
+                    stdin.close()
+        except (OSError, ValueError):
+            pass
+        try:
+            process.popen.wait(wait_s)
+        except subprocess.TimeoutExpired:
+            process.popen.kill()
+            process.popen.wait()
+
+    def kill(self, reason: str) -> None:
+        """End the host now (a hang, a stop it did not answer); its calls fail with `reason`."""
+        with self._lock:
+            process = self._process
+            if process is None:
+                return
+            process.ended_by_app = reason
+            self._process = None
+        log.warning("killing the model host (pid %s): %s", process.pid, reason)
+        process.popen.kill()
+
+    # -- the round trip --------------------------------------------------------------------------
+    def _round_trip(self, request: tuple[Any, ...], what: str) -> Any:
+        from quizsmith.jobs import current_token
+
+        token = current_token()
+        if token is not None:
+            token.raise_if_cancelled()
+            death = self._deaths.get(self._job_epochs.get(token, 0))
+            if death is not None:
+                raise death
+        self._last_used = time.monotonic()
+        process = self._running()
+        if token is not None:
+            self._job_epochs.setdefault(token, process.epoch)
+        call_id = next(self._ids)
+        call = _Call(process.epoch, what)
+        with self._lock:
+            if process.finished:
+                raise self.last_error or ModelHostError("The model host was closed.", "Try again.")
+            self._calls[call_id] = call
+        self._send(process, (request[0], call_id, *request[1:]))
+        deadline = time.monotonic() + self.call_deadline_s
+        try:
+            while not call.done.wait(0.05):
+                if token is not None and token.cancelled:
+                    self._stop(call_id, call)
+                    raise CancelledError("Cancelled.", "")
+                if time.monotonic() > deadline:
+                    self.kill(f"no answer within {self.call_deadline_s:.0f} s ({what})")
+                    call.done.wait(5.0)
+                    break
+        except KeyboardInterrupt:
+            self._stop(call_id, call)
+            raise
+        self._last_used = time.monotonic()
+        if not call.done.is_set():
+            raise self._died_error(f"no answer within {self.call_deadline_s:.0f} s", False)
+        if call.ok:
+            return call.value
+        raise call.value
+
+    def _send(self, process: _Process, message: tuple[Any, ...]) -> None:
+        try:
+            with self._send_lock:
+                stdin = process.popen.stdin
+                assert stdin is not None
+                host_protocol.send(stdin, message)
+        except (OSError, ValueError):
+            # It died between the start and this request: the reader thread fails the call
+            # with the cause as soon as it sees the end of the channel.
+            log.info("could not send to the model host (pid %s)", process.pid)
+
+    def _stop(self, call_id: int, call: _Call) -> None:
+        """Tell the host to stop the call; a watcher kills it if it does not comply."""
+        with self._lock:
+            process = self._process
+        if process is None or process.epoch != call.epoch or call.done.is_set():
+            return
+        self._send(process, ("stop", call_id))
+
+        def watch() -> None:
+            if not call.stop_answered.wait(STOP_ANSWER_S) and not call.done.is_set():
+                self._kill_if(process, f"it did not answer a stop within {STOP_ANSWER_S:.0f} s")
+            elif not call.done.wait(STOPPED_CALL_GRACE_S):
+                self._kill_if(
+                    process, f"a stopped call ran on for {STOPPED_CALL_GRACE_S:.0f} s ({call.what})"
+                )
+
+        threading.Thread(target=watch, name="model-host-stop", daemon=True).start()
+
+    def _kill_if(self, process: _Process, reason: str) -> None:
+        with self._lock:
+            if self._process is not process:
+                return
+        self.kill(reason)
+
+    # -- the process -----------------------------------------------------------------------------
+    def _running(self) -> _Process:
+        with self._lock:
+            process = self._process
+            if process is None or process.popen.poll() is not None:
+                process = self._start()
+        if not process.ready.wait(START_TIMEOUT_S):
+            self._kill_if(process, f"it did not start within {START_TIMEOUT_S:.0f} s")
+        if not process.pid:
+            # It ended before it was ready (or was killed above): the reader tells why.
+            process.ready.wait(10.0)
+            with self._lock:
+                error = self.last_error if process.finished else None
+            raise error or ModelHostError("The model host could not start.", "Try again.")
+        return process
+
+    def _start(self) -> _Process:
+        epoch = next(self._epochs)
+        log_path = _host_log()
+        env = dict(os.environ)
+        env[host_protocol.HOST_ENV] = "0"
+        package_root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (package_root, env.get("PYTHONPATH", "")) if p
+        )
+        with open(log_path, "ab") as stderr:
+            popen = subprocess.Popen(
+                host_command(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=env,
+                close_fds=True,
+            )
+        process = _Process(epoch, popen)
+        self._process = process
+        self.starts += 1
+        threading.Thread(
+            target=self._read, args=(process,), name=f"model-host-reader-{epoch}", daemon=True
+        ).start()
+        if self.release_after_s > 0:
+            threading.Thread(
+                target=self._release_when_idle,
+                args=(process,),
+                name=f"model-host-idle-{epoch}",
+                daemon=True,
+            ).start()
+        return process
+
+    def _read(self, process: _Process) -> None:
+        stdout = process.popen.stdout
+        assert stdout is not None
+        while True:
+            try:
+                message = host_protocol.receive(stdout)
+            except (EOFError, OSError):
+                break
+            except Exception:
+                log.exception("unreadable reply from the model host")
+                continue
+            kind = message[0]
+            if kind == "ready":
+                process.pid = int(message[1])
+                process.ready.set()
+                continue
+            with self._lock:
+                call = self._calls.get(message[1])
+                if kind != "stopping":
+                    self._calls.pop(message[1], None)
+            if call is None:
+                continue
+            if kind == "stopping":
+                call.stop_answered.set()
+                continue
+            process.answered = True
+            call.ok, call.value = kind == "ok", message[2]
+            call.done.set()
+        self._ended(process)
+
+    def _ended(self, process: _Process) -> None:
+        process.popen.wait()
+        how = describe_end(process.popen.returncode)
+        with self._lock:
+            if self._process is process:
+                self._process = None
+            calls = [(i, c) for i, c in self._calls.items() if c.epoch == process.epoch]
+            for call_id, _ in calls:
+                self._calls.pop(call_id, None)
+            if process.ended_by_app == "closed":
+                error = ModelHostError("The model host was closed.", "Try again.")
+            else:
+                if process.answered:
+                    self._deaths_at_start = 0
+                else:
+                    self._deaths_at_start += 1
+                at_start = not process.answered and self._deaths_at_start >= DEATHS_BEFORE_FIX
+                error = self._died_error(process.ended_by_app or how, at_start, process, calls)
+                self.last_error = error
+                self._deaths[process.epoch] = error
+            process.finished = True
+        process.ready.set()  # a start that waits on it learns the end at once
+        for _, call in calls:
+            call.ok, call.value = False, error
+            call.done.set()
+
+    def _died_error(
+        self,
+        how: str,
+        at_start: bool,
+        process: _Process | None = None,
+        calls: list[tuple[int, _Call]] | None = None,
+    ) -> ModelHostError:
+        report = _write_crash_report(how, process, [c.what for _, c in calls or []])
+        where = f" Details: {report}." if report else ""
+        if at_start:
+            return ModelHostError(
+                f"The model stopped unexpectedly ({how}) {self._deaths_at_start} times in a "
+                "row before it could answer.",
+                "Run `quizsmith models --prepare` to check the models and the llama.cpp "
+                f"build, then try again.{where}",
+            )
+        if process is not None and process.ended_by_app:
+            return ModelHostError(
+                f"The model was stopped because {how}. Your items are saved; the next run "
+                "starts it again.",
+                f"If it happens again, try a smaller model or a shorter passage.{where}",
+            )
+        return ModelHostError(
+            f"The model stopped unexpectedly ({how}). Your items are saved; the next run "
+            "starts it again.",
+            where.strip(),
+        )
+
+    def _release_when_idle(self, process: _Process) -> None:
+        """Let the host exit after `release_after_s` without a call: its memory goes back."""
+        period = max(0.05, min(30.0, self.release_after_s / 4))
+        while True:
+            time.sleep(period)
+            with self._lock:
+                if self._process is not process:
+                    return
+                busy = any(c.epoch == process.epoch for c in self._calls.values())
+                idle = time.monotonic() - self._last_used
+            if not busy and idle >= self.release_after_s:
+                log.info("model host idle for %.0f s: releasing its models", idle)
+                self.close()
+                return
+
+
+def _host_log() -> Path:
+    path = paths.log_dir() / HOST_LOG
+    try:
+        if path.stat().st_size > HOST_LOG_KEEP_BYTES:
+            path.unlink()  # only the recent runs matter; a crash report copies its tail
+    except OSError:
+        pass
+    return path
+
+
+def _write_crash_report(how: str, process: _Process | None, calls: list[str]) -> Path | None:
+    """The end, the calls it was running and the tail of the host's log (which holds the
+    Python stack faulthandler printed at a native fault)."""
+    try:
+        folder = paths.log_dir()
+        tail = ""
+        log_path = folder / HOST_LOG
+        if log_path.exists():
+            with log_path.open("rb") as fh:
+                fh.seek(max(0, log_path.stat().st_size - 8000))
+                tail = fh.read().decode("utf-8", "replace")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for n in range(1, 1000):
+            path = folder / (f"model-host-{stamp}.log" if n == 1 else f"model-host-{stamp}-{n}.log")
+            try:
+                with path.open("x", encoding="utf-8") as fh:
+                    fh.write(
+                        f"The model host (pid {process.pid if process else '?'}) ended: {how}\n"
+                    )
+                    fh.write(f"Calls running: {', '.join(calls) or 'none'}\n\n")
+                    fh.write(f"Last lines of {HOST_LOG}:\n{tail}\n")
+                return path
+            except FileExistsError:
+                continue
+    except OSError:
+        log.exception("could not write the model host's crash report")
+    return None
+
+
+_shared: ModelHost | None = None
+_shared_lock = threading.Lock()
+_exit_hook: list[bool] = []
+
+
+def shared_host() -> ModelHost:
+    """This process's host (one per app or CLI run), with the deadlines in settings."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            from quizsmith import settings as settings_mod
+            from quizsmith.errors import QuizsmithError
+
+            try:
+                s = settings_mod.load()
+                _shared = ModelHost(s.call_deadline_s, s.release_models_after_min * 60.0)
+            except QuizsmithError:
+                _shared = ModelHost()
+            if not _exit_hook:
+                # The host would end by itself when its channel closes; closing it first
+                # lets it free its models in order rather than die mid-call.
+                atexit.register(close_shared)
+                _exit_hook.append(True)
+        return _shared
+
+
+def close_shared() -> None:
+    """End this process's host, if one runs (the app's close, the CLI's end)."""
+    global _shared
+    with _shared_lock:
+        host, _shared = _shared, None
+    if host is not None:
+        host.close()
+
+
+def forget_kept_state() -> None:
+    """Drop every model's kept prompt states and remembered answers, in this process and in
+    the host where one runs (the models stay loaded): for benchmarks and tests that must not
+    time a repeat."""
+    if "quizsmith.providers.llamacpp" in sys.modules:
+        from quizsmith.providers.llamacpp import forget_kept_state as forget_here
+
+        forget_here()
+    host = _shared
+    if host is not None and host.pid is not None:
+        host.admin("forget_kept_state")
+
+
+def host_memory() -> dict[str, float]:
+    """The running host's resident and peak memory in MiB ({} when none runs)."""
+    host = _shared
+    if host is None or host.pid is None:
+        return {}
+    return dict(host.admin("memory"))
