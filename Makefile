@@ -59,6 +59,7 @@ bench: install
 	$(BIN)/python bench/option_scoring.py
 	$(BIN)/python bench/generation.py
 	$(BIN)/python bench/gui.py
+	$(BIN)/python bench/model_host.py
 	$(BIN)/python bench/report.py
 
 clean:

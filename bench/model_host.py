@@ -140,12 +140,14 @@ def main() -> None:
         "host_memory_mib": memory,
     }
     gen_ratio = generation["hosted"] / generation["in-process"] if generation else None
+    m = data["machine"]
     data["generation_ratio"] = gen_ratio
     lines = [
         "## Model host overhead (`bench/model_host.py`)",
         "",
-        f"Command: `.venv/bin/python {data['command']}` at revision {data['revision']}; "
-        f"{data['machine']}. Profile {args.profile}. In-process and hosted runs alternate "
+        f"Command: `.venv/bin/python {data['command']}` at revision {data['revision']}, "
+        f"{m['date']}; {m['cpu']}, {m['logical_cpus']} logical CPUs, {m['memory_gib']} GiB, "
+        f"Python {m['python']}. Profile {args.profile}. In-process and hosted runs alternate "
         "item by item in one process (paired); the first item of each mode loads the models "
         "and is not counted.",
         "",

@@ -22,6 +22,7 @@ ORDER = [
     "generation",
     "kind_margin",
     "gui",
+    "model_host",
 ]
 
 HEADER = """# Benchmarks

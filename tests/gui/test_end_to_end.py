@@ -1,6 +1,7 @@
-"""The whole teacher's path on the real bundled models (one thread each): paste a passage,
-generate, read the score chips, edit a question while it is re-scored, accept it and export
-the Word quiz; and the GUI thread kept free while a generation runs."""
+"""The whole teacher's path on the real bundled models (one thread each), run as the app runs
+them, in the model host: paste a passage, generate, read the score chips, edit a question
+while it is re-scored, accept it and export the Word quiz; and the GUI thread kept free while
+a generation runs."""
 
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def generate(window: Any, qtbot: Any, n: int, candidates: int) -> Any:
 
 
 def test_paste_generate_edit_accept_export(
-    window: Any, qtbot: Any, bank: ItemBank, tmp_path: Path
+    model_host: Any, window: Any, qtbot: Any, bank: ItemBank, tmp_path: Path
 ) -> None:
     paste_passage(window, qtbot, "Photosynthesis (pasted)")
     worker = generate(window, qtbot, n=3, candidates=3)  # the panel's default
@@ -164,7 +165,7 @@ def test_paste_generate_edit_accept_export(
 
 
 def test_the_gui_thread_is_not_blocked_while_generating(
-    window: Any, qtbot: Any, bank: ItemBank
+    model_host: Any, window: Any, qtbot: Any, bank: ItemBank
 ) -> None:
     from quizsmith.providers.host_client import forget_kept_state
 

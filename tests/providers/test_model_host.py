@@ -73,11 +73,18 @@ def wait_until(condition: Any, timeout: float, step: float = 0.05) -> bool:
     return bool(condition())
 
 
-def start_long_call(host: host_client.ModelHost) -> Background:
+#: A chain-of-thought request, as the standard profile's reader makes (greedy, long).
+THINKING = [Message("user", "Think step by step, then count from 1 to 500, one per line.")]
+
+
+def start_long_call(host: host_client.ModelHost, kind: str = "complete") -> Background:
     """A long generation, returned once the host is running it (its model loaded)."""
     provider = hosted_smollm()
     provider.count_tokens("load the model first")
-    call = Background(lambda: provider.complete(COUNTING, max_tokens=LONG))
+    if kind == "chat":
+        call = Background(lambda: provider.chat(THINKING, max_tokens=LONG))
+    else:
+        call = Background(lambda: provider.complete(COUNTING, max_tokens=LONG))
     assert wait_until(lambda: host.admin("running_calls") >= 1, 10.0)
     time.sleep(0.5)  # well into its tokens
     return call
@@ -141,10 +148,11 @@ def test_an_error_in_the_host_keeps_its_kind_and_fix(model_host: host_client.Mod
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("kind", ["chat", "complete"])
 def test_cancel_returns_within_a_second_and_the_host_stops_the_call(
-    model_host: host_client.ModelHost,
+    model_host: host_client.ModelHost, kind: str
 ) -> None:
-    call = start_long_call(model_host)
+    call = start_long_call(model_host, kind)
     pid = model_host.pid
     cancelled_at = time.monotonic()
     call.token.cancel()
@@ -248,3 +256,19 @@ def test_an_idle_host_exits_and_the_next_call_starts_it(
 def test_a_model_host_error_is_a_quizsmith_error_the_job_shows() -> None:
     error = ModelHostError("The model stopped unexpectedly (signal 11, SIGSEGV).", "")
     assert isinstance(error, QuizsmithError) and error.message.startswith("The model")
+
+
+@pytest.mark.slow
+def test_a_call_that_meets_an_idle_release_runs_again_on_a_fresh_host(
+    model_host: host_client.ModelHost,
+) -> None:
+    provider = hosted_smollm()
+    provider.count_tokens("load the model first")
+    pid = model_host.pid
+    call = Background(lambda: provider.complete(COUNTING, max_tokens=60))
+    assert wait_until(lambda: model_host.admin("running_calls") >= 1, 10.0)
+    model_host.close(why=host_client.RELEASED)  # as the idle timer does
+    call.thread.join(60.0)
+    assert call.error is None, call.error
+    assert call.value.completion_tokens == 60
+    assert model_host.pid not in (None, pid)

@@ -9,6 +9,11 @@ and is killed and restarted if it does not answer within STOP_ANSWER_S, or if th
 call still runs STOPPED_CALL_GRACE_S later. A call that runs past the deadline in settings
 is a hang: the host is killed. After `release_after_s` without a call the host exits, which
 gives back every byte of its models; the next call starts it again.
+
+Why this module is long: the process's start and end, the reader thread that answers calls,
+the waiting callers, the stop watcher and the idle timer all work on one state (the running
+process, the calls in flight, the deaths) under one lock; split, each part would reach into
+another's state. What is said and kept after a death is apart, in host_faults.py.
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ import atexit
 import itertools
 import logging
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -27,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from quizsmith import paths
 from quizsmith.errors import CancelledError, ModelHostError
 from quizsmith.providers import host_protocol
+from quizsmith.providers.host_faults import describe_end, host_error, host_log, write_crash_report
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +47,6 @@ STOP_ANSWER_S = 1.0
 STOPPED_CALL_GRACE_S = 30.0
 #: Deaths before the first answer, in a row, after which the message names the fix.
 DEATHS_BEFORE_FIX = 2
-#: The host's own log (its stderr: model loading, faults with their Python stack).
-HOST_LOG = "model-host.log"
-HOST_LOG_KEEP_BYTES = 2 * 1024 * 1024
 
 
 def enabled() -> bool:
@@ -60,17 +61,16 @@ def host_command() -> list[str]:
     return [sys.executable, "-m", "quizsmith.providers.host_server"]
 
 
-def describe_end(returncode: int) -> str:
-    if returncode < 0:
-        number = -returncode
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            return f"signal {number}"
-        if number == signal.SIGKILL:
-            return f"signal {number}, {name}: the system may have run out of memory"
-        return f"signal {number}, {name}"
-    return f"exit {returncode}"
+#: Why the app ended a host that was idle (its calls, if one slipped in, try a new one).
+RELEASED = "released"
+
+
+class _ReleasedError(ModelHostError):
+    """A call that reached a host being let go for idleness: sent again to a fresh one."""
+
+
+def _closed_error() -> ModelHostError:
+    return ModelHostError("The model host was closed.", "Try again.")
 
 
 @dataclass
@@ -79,6 +79,8 @@ class _Call:
     what: str
     done: threading.Event = field(default_factory=threading.Event)
     stop_answered: threading.Event = field(default_factory=threading.Event)
+    #: The app asked the host to stop it (a cancel): its CancelledError is the answer.
+    stopped: bool = False
     ok: bool = False
     value: Any = None
 
@@ -142,13 +144,13 @@ class ModelHost:
         forget_kept_state, running_calls."""
         return self._round_trip(("admin", name, args), name)
 
-    def close(self, wait_s: float = 3.0) -> None:
+    def close(self, wait_s: float = 3.0, why: str = "closed") -> None:
         """Let the host finish and exit (killed if it does not within `wait_s`)."""
         with self._lock:
             process = self._process
             if process is None:
                 return
-            process.ended_by_app = "closed"
+            process.ended_by_app = why
             self._process = None
         try:
             with self._send_lock:
@@ -185,17 +187,32 @@ class ModelHost:
             death = self._deaths.get(self._job_epochs.get(token, 0))
             if death is not None:
                 raise death
-        self._last_used = time.monotonic()
-        process = self._running()
-        if token is not None:
-            self._job_epochs.setdefault(token, process.epoch)
-        call_id = next(self._ids)
-        call = _Call(process.epoch, what)
-        with self._lock:
-            if process.finished:
-                raise self.last_error or ModelHostError("The model host was closed.", "Try again.")
-            self._calls[call_id] = call
-        self._send(process, (request[0], call_id, *request[1:]))
+        # A second try only where the host was let go for idleness just as this call came.
+        for attempt in (1, 2):
+            self._last_used = time.monotonic()
+            process = self._running()
+            if token is not None:
+                self._job_epochs.setdefault(token, process.epoch)
+            call_id = next(self._ids)
+            call = _Call(process.epoch, what)
+            with self._lock:
+                if process.finished:
+                    if process.ended_by_app == RELEASED and attempt == 1:
+                        continue
+                    raise self._deaths.get(process.epoch) or _closed_error()
+                self._calls[call_id] = call
+            self._send(process, (request[0], call_id, *request[1:]))
+            self._wait(call_id, call, token, what)
+            self._last_used = time.monotonic()
+            if call.ok:
+                return call.value
+            if isinstance(call.value, _ReleasedError) and attempt == 1:
+                continue
+            raise call.value
+        raise _closed_error()
+
+    def _wait(self, call_id: int, call: _Call, token: Any, what: str) -> None:
+        """Until the call is answered; CancelledError at once when `token` is set."""
         deadline = time.monotonic() + self.call_deadline_s
         try:
             while not call.done.wait(0.05):
@@ -204,17 +221,14 @@ class ModelHost:
                     raise CancelledError("Cancelled.", "")
                 if time.monotonic() > deadline:
                     self.kill(f"no answer within {self.call_deadline_s:.0f} s ({what})")
-                    call.done.wait(5.0)
-                    break
+                    if not call.done.wait(5.0):
+                        raise self._died_error(
+                            f"no answer within {self.call_deadline_s:.0f} s", False
+                        )
+                    return
         except KeyboardInterrupt:
             self._stop(call_id, call)
             raise
-        self._last_used = time.monotonic()
-        if not call.done.is_set():
-            raise self._died_error(f"no answer within {self.call_deadline_s:.0f} s", False)
-        if call.ok:
-            return call.value
-        raise call.value
 
     def _send(self, process: _Process, message: tuple[Any, ...]) -> None:
         try:
@@ -233,6 +247,7 @@ class ModelHost:
             process = self._process
         if process is None or process.epoch != call.epoch or call.done.is_set():
             return
+        call.stopped = True
         self._send(process, ("stop", call_id))
 
         def watch() -> None:
@@ -269,7 +284,7 @@ class ModelHost:
 
     def _start(self) -> _Process:
         epoch = next(self._epochs)
-        log_path = _host_log()
+        log_path = host_log()
         env = dict(os.environ)
         env[host_protocol.HOST_ENV] = "0"
         package_root = str(Path(__file__).resolve().parents[2])
@@ -327,6 +342,10 @@ class ModelHost:
                 continue
             process.answered = True
             call.ok, call.value = kind == "ok", message[2]
+            closing = process.ended_by_app in (RELEASED, "closed")
+            if closing and isinstance(call.value, CancelledError) and not call.stopped:
+                # Stopped because the app closed or let go of the host, not by its caller.
+                call.value = self._ended_error(process)
             call.done.set()
         self._ended(process)
 
@@ -339,8 +358,8 @@ class ModelHost:
             calls = [(i, c) for i, c in self._calls.items() if c.epoch == process.epoch]
             for call_id, _ in calls:
                 self._calls.pop(call_id, None)
-            if process.ended_by_app == "closed":
-                error = ModelHostError("The model host was closed.", "Try again.")
+            if process.ended_by_app in (RELEASED, "closed"):
+                error = self._ended_error(process)
             else:
                 if process.answered:
                     self._deaths_at_start = 0
@@ -356,6 +375,12 @@ class ModelHost:
             call.ok, call.value = False, error
             call.done.set()
 
+    @staticmethod
+    def _ended_error(process: _Process) -> ModelHostError:
+        if process.ended_by_app == RELEASED:
+            return _ReleasedError("The model host was let go.", "Try again.")
+        return _closed_error()
+
     def _died_error(
         self,
         how: str,
@@ -363,26 +388,12 @@ class ModelHost:
         process: _Process | None = None,
         calls: list[tuple[int, _Call]] | None = None,
     ) -> ModelHostError:
-        report = _write_crash_report(how, process, [c.what for _, c in calls or []])
-        where = f" Details: {report}." if report else ""
-        if at_start:
-            return ModelHostError(
-                f"The model stopped unexpectedly ({how}) {self._deaths_at_start} times in a "
-                "row before it could answer.",
-                "Run `quizsmith models --prepare` to check the models and the llama.cpp "
-                f"build, then try again.{where}",
-            )
-        if process is not None and process.ended_by_app:
-            return ModelHostError(
-                f"The model was stopped because {how}. Your items are saved; the next run "
-                "starts it again.",
-                f"If it happens again, try a smaller model or a shorter passage.{where}",
-            )
-        return ModelHostError(
-            f"The model stopped unexpectedly ({how}). Your items are saved; the next run "
-            "starts it again.",
-            where.strip(),
+        report = write_crash_report(
+            how, process.pid if process else None, [c.what for _, c in calls or []]
         )
+        ended_by_app = process is not None and bool(process.ended_by_app)
+        deaths = self._deaths_at_start if at_start else 0
+        return host_error(how, report, deaths_at_start=deaths, ended_by_app=ended_by_app)
 
     def _release_when_idle(self, process: _Process) -> None:
         """Let the host exit after `release_after_s` without a call: its memory goes back."""
@@ -396,47 +407,8 @@ class ModelHost:
                 idle = time.monotonic() - self._last_used
             if not busy and idle >= self.release_after_s:
                 log.info("model host idle for %.0f s: releasing its models", idle)
-                self.close()
+                self.close(why=RELEASED)
                 return
-
-
-def _host_log() -> Path:
-    path = paths.log_dir() / HOST_LOG
-    try:
-        if path.stat().st_size > HOST_LOG_KEEP_BYTES:
-            path.unlink()  # only the recent runs matter; a crash report copies its tail
-    except OSError:
-        pass
-    return path
-
-
-def _write_crash_report(how: str, process: _Process | None, calls: list[str]) -> Path | None:
-    """The end, the calls it was running and the tail of the host's log (which holds the
-    Python stack faulthandler printed at a native fault)."""
-    try:
-        folder = paths.log_dir()
-        tail = ""
-        log_path = folder / HOST_LOG
-        if log_path.exists():
-            with log_path.open("rb") as fh:
-                fh.seek(max(0, log_path.stat().st_size - 8000))
-                tail = fh.read().decode("utf-8", "replace")
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        for n in range(1, 1000):
-            path = folder / (f"model-host-{stamp}.log" if n == 1 else f"model-host-{stamp}-{n}.log")
-            try:
-                with path.open("x", encoding="utf-8") as fh:
-                    fh.write(
-                        f"The model host (pid {process.pid if process else '?'}) ended: {how}\n"
-                    )
-                    fh.write(f"Calls running: {', '.join(calls) or 'none'}\n\n")
-                    fh.write(f"Last lines of {HOST_LOG}:\n{tail}\n")
-                return path
-            except FileExistsError:
-                continue
-    except OSError:
-        log.exception("could not write the model host's crash report")
-    return None
 
 
 _shared: ModelHost | None = None

@@ -61,6 +61,7 @@ class Host:
             host_protocol.send(self.replies, message)
 
     def serve(self) -> None:
+        log.info("model host %d ready (python %s)", os.getpid(), sys.version.split()[0])
         self.reply(("ready", os.getpid()))
         while True:
             try:
