@@ -109,6 +109,16 @@ def generation_seconds(settings: Settings, n: int) -> dict[str, float]:
     return out
 
 
+def median_interval(values: list[float], rounds: int = 10_000) -> tuple[float, float]:
+    """95% bootstrap interval of the median (percentile method, fixed seed)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    data = np.asarray(values)
+    medians = np.median(rng.choice(data, size=(rounds, len(data)), replace=True), axis=1)
+    return float(np.percentile(medians, 2.5)), float(np.percentile(medians, 97.5))
+
+
 def resident_mib(pid: int | str = "self") -> float:
     with open(f"/proc/{pid}/status", encoding="ascii") as fh:
         for line in fh:
@@ -127,6 +137,7 @@ def main() -> None:
     settings = Settings(profile=args.profile, n_threads=args.threads)
     rescore = rescore_times(settings, args.items)
     ratios = [h / p for h, p in zip(rescore["hosted"], rescore["in-process"], strict=True)]
+    low, high = median_interval(ratios)
     generation = generation_seconds(settings, args.n) if args.n else {}
     host = host_client.shared_host()
     memory = host.admin("memory")
@@ -136,6 +147,7 @@ def main() -> None:
         "command": " ".join(["bench/model_host.py", *sys.argv[1:]]),
         "rescore_s": rescore,
         "rescore_ratio_median": median(ratios),
+        "rescore_ratio_interval_95": [low, high],
         "generation_s": generation,
         "host_memory_mib": memory,
     }
@@ -155,7 +167,8 @@ def main() -> None:
         "| --- | ---: | ---: | ---: | ---: |",
         f"| re-score after a stem edit, median of {len(ratios)} items | "
         f"{median(rescore['in-process']):.2f} s | {median(rescore['hosted']):.2f} s | "
-        f"{median(ratios):.3f} (median of paired ratios) | <= {TARGET_RATIO} |",
+        f"{median(ratios):.3f} [{low:.3f}, {high:.3f}] (median of {len(ratios)} paired ratios, "
+        f"95% bootstrap interval) | <= {TARGET_RATIO} |",
     ]
     if generation:
         lines.append(

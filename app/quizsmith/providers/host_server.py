@@ -25,11 +25,16 @@ import os
 import signal
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any
 
 from quizsmith.providers import host_protocol, interrupt
 
 log = logging.getLogger("quizsmith.model_host")
+
+#: Calls that run at once: as many as the app's jobs make in parallel (calls to one model
+#: wait for its lock anyway); more wait their turn.
+WORKERS = 8
 
 
 def _memory() -> dict[str, float]:
@@ -55,6 +60,10 @@ class Host:
         self.write_lock = threading.Lock()
         self.stops: dict[int, threading.Event] = {}
         self.stops_lock = threading.Lock()
+        # Calls run on a few long-lived threads, not a new one each: llama.cpp's OpenMP build
+        # keeps a team of worker threads per calling thread, and a new caller each time
+        # built a new team (measured: re-scores 11% slower than in one process).
+        self.workers = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="model-call")
 
     def reply(self, message: Any) -> None:
         with self.write_lock:
@@ -82,7 +91,7 @@ class Host:
                 with self.stops_lock:
                     self.stops[message[1]] = event
                 handler = self._call if kind == "call" else self._admin
-                threading.Thread(target=handler, args=(event, *message[1:]), daemon=True).start()
+                self.workers.submit(handler, event, *message[1:])
             else:
                 log.warning("unknown request %r", kind)
         self.shut_down()
