@@ -4,7 +4,7 @@
    fresh config and data folder and a new bank each time) to the window being shown with
    the event loop running: the app prints a monotonic time stamp on the loop's first turn
    (QUIZSMITH_REPORT_READY=1, see quizsmith/gui/app.py), together with the model libraries
-   already imported, which must be none (models load when first used). Median of
+   already imported, which must be none (models run in the model host). Median of
    --launches runs.
 2. Event-loop latency, in this process: the main window generates an --n item multiple-
    choice quiz from resources/sample_passage.txt (the Generate button, so the app's own
@@ -202,8 +202,15 @@ def latency_run(n: int, candidates: int, threads: int, profile: str) -> dict[str
         window.close()
         window.runner.wait(60_000)
         bank.close()
+    from quizsmith.gui.app import MODEL_LIBRARIES
+    from quizsmith.providers.host_client import host_memory
+
     return {
         **meter.summary(),
+        # The models run in the model host: none of their libraries in this process.
+        "model_libraries_in_window": [m for m in MODEL_LIBRARIES if m in sys.modules],
+        "window_rss_mib": _resident_mib(),
+        "host_memory_mib": host_memory(),
         "generation_outcome": worker.outcome,
         "generation_s": generated_s,
         "first_item_s": first_item[0] if first_item else None,
@@ -212,6 +219,14 @@ def latency_run(n: int, candidates: int, threads: int, profile: str) -> dict[str
         "note": note,
         "scoring_s": scoring_s,
     }
+
+
+def _resident_mib() -> float:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def close_during_job_once(threads: int, close_after_s: float) -> dict[str, Any]:
@@ -360,7 +375,10 @@ def main() -> None:
         f"of a {TICK_MS} ms timer while the app generated {latency['items']} of {args.n} "
         f"MCQ items from `resources/sample_passage.txt` ({args.candidates} candidate(s) per "
         f"fact, ranked; {latency['generation_s']:.0f} s, models loaded cold) and scored them "
-        f"with the live metrics ({latency['scoring_s']:.0f} s).",
+        f"with the live metrics ({latency['scoring_s']:.0f} s). After it, the window's process "
+        f"held {latency['window_rss_mib']:.0f} MiB and had imported "
+        f"{', '.join(latency['model_libraries_in_window']) or 'no model library'}; the model "
+        f"host held {latency['host_memory_mib'].get('rss_mib', 0):.0f} MiB.",
         "",
         *close_table(closes),
     ]
