@@ -204,12 +204,13 @@ def latency_run(n: int, candidates: int, threads: int, profile: str) -> dict[str
         bank.close()
     from quizsmith.gui.app import MODEL_LIBRARIES
     from quizsmith.providers.host_client import host_memory
+    from quizsmith.providers.host_server import process_memory
 
     return {
         **meter.summary(),
         # The models run in the model host: none of their libraries in this process.
         "model_libraries_in_window": [m for m in MODEL_LIBRARIES if m in sys.modules],
-        "window_rss_mib": _resident_mib(),
+        "window_rss_mib": process_memory().get("rss_mib", 0.0),
         "host_memory_mib": host_memory(),
         "generation_outcome": worker.outcome,
         "generation_s": generated_s,
@@ -219,14 +220,6 @@ def latency_run(n: int, candidates: int, threads: int, profile: str) -> dict[str
         "note": note,
         "scoring_s": scoring_s,
     }
-
-
-def _resident_mib() -> float:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def close_during_job_once(threads: int, close_after_s: float) -> dict[str, Any]:

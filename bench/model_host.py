@@ -119,14 +119,6 @@ def median_interval(values: list[float], rounds: int = 10_000) -> tuple[float, f
     return float(np.percentile(medians, 2.5)), float(np.percentile(medians, 97.5))
 
 
-def resident_mib(pid: int | str = "self") -> float:
-    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=6)

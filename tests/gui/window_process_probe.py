@@ -15,14 +15,6 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
-def resident_mib() -> float:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def main(bank_file: str) -> int:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
@@ -35,6 +27,7 @@ def main(bank_file: str) -> int:
     from quizsmith.gui.app import MODEL_LIBRARIES
     from quizsmith.gui.main_window import MainWindow
     from quizsmith.providers import host_client
+    from quizsmith.providers.host_server import process_memory
     from quizsmith.settings import load
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -69,7 +62,7 @@ def main(bank_file: str) -> int:
         "scored": sorted(next(iter(scored)).scores) if scored else [],  # type: ignore[call-overload]
         "model_libraries": sorted(m for m in MODEL_LIBRARIES if m in sys.modules),
         "host_libraries": host_client.shared_host().admin("loaded_libraries"),
-        "rss_mib": round(resident_mib(), 1),
+        "rss_mib": round(process_memory().get("rss_mib", 0.0), 1),
     }
     window.close()
     app.processEvents()

@@ -58,7 +58,7 @@ PLACE = "place"
 KEY_NOT_ASKED_BELOW = -2.5
 #: "Who ...?", or "who" after an opening phrase ("In Sophocles' play Antigone, who is trying to
 #: stop her ...?"): the 1.5B model writes both, and the second, unread, let invented first
-#: names through as Creon's rivals (bench/results/generation-readings-56c637b.txt, item 2).
+#: names through as Creon's rivals (generation-readings-56c637b.txt, git history, item 2).
 _ASKS_WHO = re.compile(
     r"\s*(?:(?:In|At|On|During|According to|After|Before|By|Since|Until|Within)\b[^?,]*,\s*)?"
     r"[Ww]ho(?:m)?\b"

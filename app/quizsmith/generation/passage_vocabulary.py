@@ -6,7 +6,7 @@ passage's other terms (traction, suspension), and for a member of a list ("erosi
 transportation and deposition") the list's other members. The targets chosen for a quiz gave
 only a few of these: on bench/generation.py's textbook section the same-passage candidates
 were "meanders", "erosion" and "river floods", and the model filled the rest with words no
-student weighs ("jumping", "winding"; bench/results/generation-readings-d71cd03.txt).
+student weighs ("jumping", "winding"; generation-readings-d71cd03.txt, git history).
 
 Lists are read by rule, not by a parser: members of one to three words (a capitalised name
 at a list's end up to five), separated by commas,

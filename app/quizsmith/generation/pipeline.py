@@ -331,7 +331,7 @@ def _qa(settings: Settings, result: GenerationResult) -> Provider | None:
 def set_aside_reason(item: Item) -> str | None:
     """Why a kept item waits for the spare facts, or None: the warnings that most often mark
     an unusable item. On the standard bench items at 4082bbf the reader's warning was on four
-    items (one usable, bench/results/generation-readings-4082bbf.txt); on QGEval 64% of the
+    items (one usable, generation-readings-4082bbf.txt, git history); on QGEval 64% of the
     questions it raises were rated poor for answer consistency (metrics/flag_policy.py)."""
     codes = {flag.code for flag in item.flags}
     if LOW_ESTIMATE_FLAG in codes:

@@ -110,7 +110,7 @@ _SURNAMES = frozenset(
 
 #: Informal short forms of given names. Alone, one is a placeholder too: for "who is trying to
 #: stop Antigone ...?" (key Creon) the 1.5B model offered "Percy", "Tom" and "Mike"
-#: (bench/results/generation-readings-6f607a1.txt). Full given names alone are not dropped:
+#: (generation-readings-6f607a1.txt, git history). Full given names alone are not dropped:
 #: "Peter", "Paul" and "Thomas" are real answers where the topic is the apostles.
 _SHORT_FORMS = frozenset(
     [
@@ -142,7 +142,7 @@ _SHORT_FORMS = frozenset(
 
 
 #: More given names the 1.5B model offered alone as a person's wrong answers ("Percy", "John",
-#: "Sally" as Creon's rivals, bench/results/generation-readings-56c637b.txt): with _GIVEN and
+#: "Sally" as Creon's rivals, generation-readings-56c637b.txt, git history): with _GIVEN and
 #: _SHORT_FORMS, the names `invented_name` treats as placeholders beside a key of another sort.
 _MORE_GIVEN = frozenset(
     ["percy", "sally", "harry", "george", "henry", "fred", "lily", "grace", "molly", "max"]

@@ -40,7 +40,7 @@ def asks_for_other_kind(stem: str, answer: str) -> str:
             return "the question asks for something other than a date"
         if kind == "date" and _ASKS_YEAR.search(stem):
             # "In which year was it first aired?" with the key "August 1999": "October 1999"
-            # is right too (bench/results/generation-readings-6f607a1.txt, item 8).
+            # is right too (generation-readings-6f607a1.txt, git history, item 8).
             return "the question asks for a year, but the key is a date within one"
     elif kind == "number":
         # "the 20th century" is a number and a time: "In which century ...?" fits it.

@@ -85,6 +85,20 @@ class HFEmbeddingProvider(Provider):
     def info(self) -> ModelInfo:
         return ModelInfo(self.name, self.model_id, {"pooling": "mean", "normalised": True})
 
+    def _hidden(self, model: Any, tokenizer: Any, texts: Sequence[str]) -> tuple[Any, Any, Any]:
+        """The last hidden state of one batch, its attention mask and its special-token mask
+        (the caller holds the model's lock, in inference mode)."""
+        enc = tokenizer(
+            [t if t.strip() else " " for t in texts],
+            padding=True,
+            truncation=True,
+            max_length=self.max_length,
+            return_tensors="pt",
+            return_special_tokens_mask=True,
+        )
+        special = enc.pop("special_tokens_mask")
+        return model(**enc).last_hidden_state, enc["attention_mask"], special
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         import torch
 
@@ -92,16 +106,8 @@ class HFEmbeddingProvider(Provider):
         vectors: list[list[float]] = []
         with lock, torch.inference_mode():
             for i in range(0, len(texts), BATCH):
-                batch = [t if t.strip() else " " for t in texts[i : i + BATCH]]
-                enc = tokenizer(
-                    batch,
-                    padding=True,
-                    truncation=True,
-                    max_length=self.max_length,
-                    return_tensors="pt",
-                )
-                hidden = model(**enc).last_hidden_state
-                mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                hidden, attention, _ = self._hidden(model, tokenizer, texts[i : i + BATCH])
+                mask = attention.unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
                 pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
                 vectors.extend(pooled.tolist())
@@ -113,20 +119,7 @@ class HFEmbeddingProvider(Provider):
         import torch
 
         tokenizer, model, lock = _load(self.model_path)
-        out: list[Any] = []
-        batch = [t if t.strip() else " " for t in texts]
         with lock, torch.inference_mode():
-            enc = tokenizer(
-                batch,
-                padding=True,
-                truncation=True,
-                max_length=self.max_length,
-                return_tensors="pt",
-                return_special_tokens_mask=True,
-            )
-            special = enc.pop("special_tokens_mask")
-            hidden = model(**enc).last_hidden_state
-            keep = (enc["attention_mask"] == 1) & (special == 0)
-            for row in range(hidden.shape[0]):
-                out.append(hidden[row][keep[row]].float().numpy())
-        return out
+            hidden, attention, special = self._hidden(model, tokenizer, texts)
+            keep = (attention == 1) & (special == 0)
+            return [hidden[row][keep[row]].float().numpy() for row in range(hidden.shape[0])]

@@ -37,11 +37,11 @@ log = logging.getLogger("quizsmith.model_host")
 WORKERS = 8
 
 
-def _memory() -> dict[str, float]:
-    """Resident and peak memory of this process, in MiB (Linux's /proc; {} elsewhere)."""
+def process_memory(pid: int | str = "self") -> dict[str, float]:
+    """A process's resident and peak memory, in MiB (Linux's /proc; {} elsewhere)."""
     found: dict[str, float] = {}
     try:
-        with open("/proc/self/status", encoding="ascii") as fh:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
             for line in fh:
                 key, _, value = line.partition(":")
                 if key in ("VmRSS", "VmHWM"):
@@ -167,7 +167,7 @@ def _running_calls(host: Host) -> int:
 
 ADMIN = {
     "pid": lambda host: os.getpid(),
-    "memory": lambda host: _memory(),
+    "memory": lambda host: process_memory(),
     "loaded_libraries": _loaded_libraries,
     "forget_kept_state": _forget_kept_state,
     "running_calls": _running_calls,
