@@ -7,7 +7,7 @@ Lynne, Roy Orbison and Tom Petty" cannot single him out: the list's other member
 as well. On bench/generation.py's items two of three bad ones were of this shape ("Which job
 explains why valleys ... look the way they do?", key erosion of "erosion, transportation and
 deposition"). This measures it on QGEval: the questions whose key (the dataset's answer) has
-siblings in a list of the passage sentence (`passage_vocabulary.sentence_siblings`, as
+siblings in a list of the passage sentence (`PassageAnalysis.siblings`, the parser's conjuncts, as
 `targets.choose_targets` reads it) that holds it,
 against the rest: acceptance and answer consistency, with 95% intervals by resampling
 passages (QGEval's answer is one per passage, so the passage is the unit). Nothing fitted;
@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import git_revision, machine, write_results
-from quizsmith.generation.passage_vocabulary import sentence_siblings
+from quizsmith.generation.analysis import analyse
 from quizsmith.generation.sentences import split_sentences
 from standard_reader import records
 
@@ -53,7 +53,7 @@ def main() -> None:
     for row in rows:
         if row["passage_id"] not in member:
             sentence = key_sentence(row["passage"], row["answer"])
-            siblings = sentence_siblings(sentence, row["answer"]) if sentence else []
+            siblings = analyse(sentence).siblings(row["answer"]) if sentence else []
             member[row["passage_id"]] = {"siblings": siblings, "sentence": sentence}
     data: dict[str, Any] = {"machine": machine(), "revision": git_revision(), "groups": {}}
     for name, wanted in (("key one member of a list", True), ("the rest", False)):

@@ -254,28 +254,6 @@ def test_an_option_the_question_describes_in_its_own_words_is_named_in_it() -> N
     assert not dis.named_in("the", question)  # no word left once articles go: nothing named
 
 
-def test_appositives_are_other_names_of_the_key() -> None:
-    passage = (
-        "Antigone, a daughter of the former King of Thebes, Oedipus, defies Creon, the current "
-        "King of Thebes, who forbids the burial. The capture of Waruhiu Itote (aka General "
-        "China) helped. Mortgage bankers, accountants, and cost engineers plan the budget."
-    )
-    assert dis.appositives(passage, "Creon", ["King of Thebes", "Antigone"]) == ["King of Thebes"]
-    assert dis.appositives(passage, "Oedipus", ["King of Thebes", "Creon"]) == ["King of Thebes"]
-    assert dis.appositives(passage, "Waruhiu Itote", ["General China"]) == ["General China"]
-    # A plain list is not an apposition.
-    assert dis.appositives(passage, "accountants", ["Mortgage bankers", "cost engineers"]) == []
-    out = dis.filter_distractors(
-        "Creon",
-        ["King of Thebes", "Oedipus"],
-        embed=None,
-        reader=None,
-        aliases=["King of Thebes"],
-    )
-    assert dict(out.dropped)["King of Thebes"].startswith("another name the passage gives")
-    assert out.kept == ["Oedipus"]
-
-
 class _Scores:
     def __init__(self, total: float, n: int) -> None:
         self.total, self.n_tokens = total, n

@@ -68,7 +68,10 @@ SCHOOLS = Script(
     SCHOOLS_WRONG,
     {f"Q: Is private schools a kind of {name}?": v for name, v in IS_A_KIND_OF.items()}
     # The stem names the kind "school"; every candidate reads as one.
-    | {f"Q: Is {name} a school?": 2.0 for name in ["private schools", *SCHOOLS_WRONG]},
+    | {f"Q: Is {name} a school?": 2.0 for name in ["private schools", *SCHOOLS_WRONG]}
+    # The passage's own phrases (the analysis offers them after the model's): not schools.
+    | {f"Q: Is {name} a school?": -2.0 for name in ["business", "group"]}
+    | {f"Q: Is private schools a kind of {name}?": -1.0 for name in ["business", "group"]},
 )
 
 
@@ -261,7 +264,12 @@ ABRASION = Script(
     {"Q: Is a process a process?": 0.8, "Q: Is a bend a process?": -1.3}
     | {"Q: Is a movement a process?": 0.9, "Q: Is traction a process?": 0.5}
     | {"Q: Is erosion a process?": 2.7, "Q: Is abrasion a process?": 1.5}
-    | {f"Q: Is abrasion a kind of {name}?": -1.0 for name in ["erosion", "saltation", "traction"]},
+    | {f"Q: Is abrasion a kind of {name}?": -1.0 for name in ["erosion", "saltation", "traction"]}
+    # The passage's own phrases (the analysis offers them after the model's): no processes.
+    | {f"Q: Is {name} a process?": -2.0 for name in ["upper course", "channel"]}
+    | {f"Q: Is abrasion a kind of {name}?": -1.0 for name in ["upper course", "channel"]}
+    | {f"Q: Is {name} a process?": -2.0 for name in ["Stones", "current grind", "bed"]}
+    | {f"Q: Is abrasion a kind of {name}?": -1.0 for name in ["Stones", "current grind", "bed"]},
 )
 
 
@@ -286,7 +294,7 @@ def test_the_keys_siblings_in_a_list_and_the_passages_terms_are_candidates() -> 
     """The generator offers one wrong answer: the key's siblings in the passage's list fill
     the set (the passage's defined terms join the candidates too, and the name filter drops
     them: the key is a name)."""
-    passage = f"{NILE_FACT} The Mississippi, the Ganges and the Nile all end in deltas."
+    passage = f"{NILE_FACT} Rivers such as the Mississippi, the Ganges and the Nile end in deltas."
     (wrong,), _ = _build(
         False, NILE, "Nile", "entity", passage=passage, passage_terms={"levees": "bank"}
     )
@@ -296,7 +304,7 @@ def test_the_keys_siblings_in_a_list_and_the_passages_terms_are_candidates() -> 
 def test_a_word_the_passage_gives_twice_is_offered_once() -> None:
     """A sibling that is also a target's answer and a defined term is one candidate: the
     item's evidence names no "duplicate" the builder made itself."""
-    passage = f"{NILE_FACT} The Mississippi, the Ganges and the Nile all end in deltas."
+    passage = f"{NILE_FACT} Rivers such as the Mississippi, the Ganges and the Nile end in deltas."
     ctx = _context(
         ScriptedModel(NILE),
         passage,
@@ -322,7 +330,10 @@ CHANNEL = Script(
     ["erosion", "saltation", "traction"],
     {"Q: Is abrasion a place?": -3.0, "Q: Is abrasion a process?": 1.5}
     | {f"Q: Is {name} a process?": 1.0 for name in ["erosion", "saltation", "traction"]}
-    | {f"Q: Is abrasion a kind of {name}?": -1.0 for name in ["erosion", "saltation", "traction"]},
+    | {f"Q: Is abrasion a kind of {name}?": -1.0 for name in ["erosion", "saltation", "traction"]}
+    # The passage's own phrases (the analysis offers them after the model's): no processes.
+    | {f"Q: Is {name} a process?": -2.0 for name in ["upper course", "channel"]}
+    | {f"Q: Is abrasion a kind of {name}?": -1.0 for name in ["upper course", "channel"]},
 )
 
 
@@ -347,7 +358,7 @@ def test_a_qa_model_that_cannot_tell_kinds_keeps_the_question() -> None:
     assert "Q: Is abrasion a place?\nA:" not in model.kind_questions
 
 
-DELTAS_FACT = "The Mississippi, the Ganges and the Nile all end in deltas."
+DELTAS_FACT = "Rivers such as the Mississippi, the Ganges and the Nile end in deltas."
 DELTAS = Script(DELTAS_FACT, ["Which river ends in a delta?"], ["Amazon", "Thames", "Danube"], {})
 
 

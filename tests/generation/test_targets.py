@@ -210,9 +210,8 @@ def test_a_pinned_heading_is_still_asked_about() -> None:
         pinned_facts=["How Rivers Shape the Land"],
         passage_text=HEADED,
     )
-    assert [(t.fact, t.answer) for t in chosen] == [
-        ("How Rivers Shape the Land", "Rivers Shape the Land")
-    ]
+    # A constituent of the heading (the parser's noun phrase), not the whole heading.
+    assert [(t.fact, t.answer) for t in chosen] == [("How Rivers Shape the Land", "Rivers")]
 
 
 def test_years_inside_quantities_are_numbers_not_dates() -> None:

@@ -9,7 +9,7 @@ from functools import cached_property
 
 from quizsmith.domain import Item, Passage
 from quizsmith.generation import distractors as dis
-from quizsmith.generation.passage_vocabulary import passage_lists
+from quizsmith.generation.analysis import PassageAnalysis, analyse
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import Provider
 
@@ -26,8 +26,8 @@ class BuildContext:
     seed: int
     #: Other answers found in the passage: same-passage distractor candidates.
     passage_answers: list[str] = field(default_factory=list)
-    #: The terms the passage defines, with the noun it calls each (`target_candidates.
-    #: defined_terms`): wrong answers too, whether or not a target asks for them.
+    #: The terms the passage defines, with the noun it calls each (`PassageAnalysis.terms`):
+    #: wrong answers too, whether or not a target asks for them.
     passage_terms: dict[str, str | None] = field(default_factory=dict)
     filter_config: dis.FilterConfig = field(default_factory=dis.FilterConfig)
     #: Whether the QA model can tell a playwright from a character ("Is Creon a
@@ -44,9 +44,9 @@ class BuildContext:
         )
 
     @cached_property
-    def passage_lists(self) -> list[list[str]]:
-        """The lists the passage names (`passage_lists`), read once per run, not per target."""
-        return passage_lists(self.passage.text)
+    def analysis(self) -> PassageAnalysis:
+        """The passage's analysis (generation/analysis.py), shared by every target."""
+        return analyse(self.passage.text)
 
 
 @dataclass

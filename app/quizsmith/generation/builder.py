@@ -22,11 +22,6 @@ from quizsmith.generation.build_context import BuildContext as BuildContext
 from quizsmith.generation.build_context import BuildStep as BuildStep
 from quizsmith.generation.build_context import BuildSteps as BuildSteps
 from quizsmith.generation.build_context import Built as Built
-from quizsmith.generation.passage_vocabulary import (
-    list_siblings,
-    same_passage_candidates,
-    sentence_siblings,
-)
 from quizsmith.generation.prompts import PROMPT_VERSION
 from quizsmith.generation.target_candidates import written_without_spaces
 from quizsmith.generation.targets import Target
@@ -261,18 +256,21 @@ def _distractors(
     asked: str | None = None,
     described: Mapping[str, str | None] | None = None,
 ) -> tuple[dis.FilterOutcome, str]:
-    """(filtered candidates, note): model candidates first, then the key's siblings in the
-    passage's lists, the passage's other answers and defined terms, then nearby numbers; the
-    QA model then orders them and, where `asked` names the kind of thing the question asks
-    for, checks each is one (`dis.filter_distractors`)."""
+    """(filtered candidates, note): the model's candidates, then the passage's own phrases of
+    the key's kind (its siblings in the passage's lists, the other constituents of its entity
+    group, unit or kind, the defined terms), then nearby numbers; the filters keep those of
+    the key's kind and form, the QA model then orders them and, where `asked` names the kind
+    of thing the question asks for, checks each is one (`dis.filter_distractors`)."""
     ctx.cancel.raise_if_cancelled()
     from_model, note = writer.propose_distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
     )
     rng = random.Random(seed)
-    siblings = list_siblings(ctx.passage_lists, target.answer)
-    others = [*ctx.passage_answers, *ctx.passage_terms]
-    from_passage = same_passage_candidates(target.answer, siblings, others, rng)
+    from_passage = dis.same_passage_candidates(
+        ctx.analysis, target.answer, rng, [*ctx.passage_answers, *ctx.passage_terms]
+    )
+    # The model's first: the passage's phrases of the key's entity group are not always of
+    # its kind (Egypt for the Nile: both places), and the model reads the question.
     pool = [*from_model, *from_passage, *dis.numeric_variants(target.answer, rng)]
     ctx.cancel.raise_if_cancelled()
     reader = (
@@ -289,12 +287,13 @@ def _distractors(
         embed=ctx.embed,
         reader=reader,
         question=question,
-        aliases=dis.appositives(ctx.passage.text, target.answer, pool),
-        fellow_members=sentence_siblings(target.fact, target.answer),
+        aliases=ctx.analysis.aliases.get(target.answer.casefold(), []),
+        fellow_members=ctx.analysis.siblings(target.answer, target.fact),
         config=ctx.filter_config,
         kind=kind,
         broader=broader,
         passage=ctx.passage.text,
+        analysis=ctx.analysis,
     )
     return outcome, note
 

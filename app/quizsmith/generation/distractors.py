@@ -2,11 +2,11 @@
 
 Candidates come from three places: the generator model, the passage's own words (the classic
 "same-passage" distractors: the key's siblings in its lists, the other targets' answers and the
-terms it defines, generation/passage_vocabulary.py), and, for numbers and years, nearby
-values. The filters are those of the generation issue: not the key or part of it, no
-duplicates (text and embeddings), within a similarity band to the key (plausible, not a
-synonym), the same kind as the key (a date as precise as the key: a day's wrong answers
-are days), and not also true per the passage (the QA model reading
+terms it defines and its constituents of the key's kind, generation/analysis.py), and, for
+numbers and years, nearby values. The filters are those of the generation issue: not the key
+or part of it, no duplicates (text and embeddings), within a similarity band to the key
+(plausible, not a synonym), the same kind as the key (a date as precise as the key: a day's
+wrong answers are days), and not also true per the passage (the QA model reading
 the source must not prefer it to the key). Two more come from reading the items the
 standard profile made (docs/generation.md): an option the question itself names ("Which
 ruler stops Antigone...?" with "Antigone" among the options) is ruled out by any student,
@@ -28,12 +28,22 @@ profile's items (docs/generation.md).
 from __future__ import annotations
 
 import math
+import random
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 # What kind of answer a text is, and nearby numbers (their own module); reachable here too.
+from quizsmith.generation.analysis import (
+    Constituent,
+    PassageAnalysis,
+    parse_in_place,
+    parse_phrase,
+)
+from quizsmith.generation.analysis import (
+    same_kind as same_constituent_kind,
+)
 from quizsmith.generation.answer_kinds import LAST_CENTURY as LAST_CENTURY
 from quizsmith.generation.answer_kinds import MONTHS as MONTHS
 from quizsmith.generation.answer_kinds import date_precision as date_precision
@@ -115,6 +125,7 @@ def filter_distractors(
     kind: KindCheck | None = None,
     broader: Callable[[str], float] | None = None,
     passage: str = "",
+    analysis: PassageAnalysis | None = None,
 ) -> FilterOutcome:
     """Keep up to `config.wanted` candidates that pass every filter.
 
@@ -126,7 +137,8 @@ def filter_distractors(
     `passage` does not mention (`invented_name`). `kind` (`kind_reading`) drops, in that order,
     candidates that are not the kind of thing the question asks for, and `broader`
     (`broader_reading`, for a key that is a phrase, not a name) those the key is a kind of,
-    until enough have passed."""
+    until enough have passed. `analysis` (the passage's) drops candidates of another kind or
+    form than the key (`kind_and_form`)."""
     cfg = config or FilterConfig()
     alias_norms = {normalize_answer(a) for a in aliases}
     fellow_norms = {normalize_answer(m) for m in fellow_members}
@@ -134,6 +146,7 @@ def filter_distractors(
     key_norm = normalize_answer(key)
     key_kind = kind_of(key)
     key_precision = date_precision(key) if key_kind == "date" else ""
+    key_c = (analysis.find(key) or parse_phrase(key)) if analysis is not None else None
     textual: list[str] = []
     seen: set[str] = set()
     for raw in candidates:
@@ -167,6 +180,8 @@ def filter_distractors(
             reason = f"not the same kind as the key (the key is a {key_kind})"
         elif key_precision and (precision := date_precision(text)) != key_precision:
             reason = f"a {precision} where the key is a {key_precision} (the odd one out by form)"
+        elif analysis is not None and (why := kind_and_form(key_c, key, text, analysis)):
+            reason = why
         if reason:
             out.drop(text, reason)
             continue
@@ -232,29 +247,52 @@ def options_for(question: str, outcome: FilterOutcome, wanted: int) -> list[str]
     return [d for d in [*outcome.kept, *outcome.spare] if not named_in(d, question)][:wanted]
 
 
-#: Words that open an apposition after a name ("Creon, the current King of Thebes,") and
-#: before it ("the former King of Thebes, Oedipus,"). A plain list ("bankers, accountants, and
-#: cost engineers") has none of them. "the Nile, the Ganges, ..." does, and loses a good
-#: distractor: a cheaper mistake than offering a second right answer.
-_AFTER_NAME = r"(?:the|a|an)"
-_BEFORE_NAME = r"(?:former|current|late|then|present)"
+def same_passage_candidates(
+    analysis: PassageAnalysis, key: str, rng: random.Random, others: Iterable[str] = ()
+) -> list[str]:
+    """The passage's own phrases as wrong answers for the key: its siblings in the
+    passage's lists, in the passage's order; then the other constituents of its kind (entity
+    group, unit, date; phrases for a phrase) shuffled; then the defined terms and `others`
+    (the quiz's other answers); each once, never the key."""
+    key_c = analysis.find(key) or parse_phrase(key)
+    siblings = analysis.siblings(key)
+    wanted = key.casefold()
+    rest = [
+        c.text
+        for c in analysis.constituents
+        if c.text.casefold() != wanted
+        and c.text not in siblings
+        and key_c is not None
+        and c.group == key_c.group
+    ]
+    rest = list(dict.fromkeys(rest))
+    rng.shuffle(rest)
+    terms = [t for t in [*analysis.terms, *others] if t.casefold() != wanted and t not in siblings]
+    return list(dict.fromkeys([*siblings, *rest, *terms]))
 
 
-def appositives(passage: str, key: str, candidates: Iterable[str]) -> list[str]:
-    """The candidates the passage puts in apposition to the key: other names of it, so they
-    would be right answers too: "KEY, the X," / "KEY (X)" / "KEY (aka X)" / "the former X,
-    KEY"."""
-    found = []
-    key_re = re.escape(key.strip())
-    for cand in candidates:
-        c = re.escape(cand.strip())
-        if not c or cand.strip() == key.strip():
-            continue
-        after = rf"{key_re}\s*(?:,\s*{_AFTER_NAME}\b[\w\s]{{0,20}}?|\(\s*(?:aka\s+)?){c}\s*[,.;)]"
-        before = rf"\b{_BEFORE_NAME}\s+{c}\s*,\s*{key_re}(?!\w)"
-        if re.search(after, passage, re.IGNORECASE) or re.search(before, passage, re.IGNORECASE):
-            found.append(cand)
-    return found
+def kind_and_form(key_c: Constituent | None, key: str, text: str, analysis: PassageAnalysis) -> str:
+    """Why `text` is not of the key's kind or form, or "": the analysis reads both (the
+    passage's constituent where it is one, else the text on its own); a name's wrong answer
+    is a name of its entity type, a number's one of its unit, a date's a date; and a number
+    is written as the key writes its numbers (digit grouping)."""
+    other = analysis.find(text) or (
+        parse_in_place(analysis, key_c, text) if key_c is not None else parse_phrase(text)
+    )
+    if not same_constituent_kind(key_c, other):
+        what = other.group if other is not None else "no noun phrase"
+        return (
+            f"not of the key's kind (the key is a {key_c.group if key_c else '?'}, this is {what})"
+        )
+    if key_c is not None and key_c.kind == "number" and _grouped(key) != _grouped(text):
+        return "its digits are grouped otherwise than the key's (the odd one out by form)"
+    return ""
+
+
+def _grouped(number: str) -> bool | None:
+    """Whether a number of four digits or more is written with thousands separators."""
+    digits = re.search(r"\d[\d,]{3,}", number)
+    return None if digits is None else "," in digits.group()
 
 
 def _similarity_band(

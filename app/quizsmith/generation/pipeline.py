@@ -11,6 +11,7 @@ from dataclasses import replace
 from quizsmith.domain import Item, Passage
 from quizsmith.errors import CancelledError, QuizsmithError
 from quizsmith.generation import writer
+from quizsmith.generation.analysis import PassageAnalysis, analyse
 from quizsmith.generation.api import GeneratedStep, GenerationRequest, GenerationResult
 from quizsmith.generation.builder import (
     CHAT_PROFILE,
@@ -19,6 +20,7 @@ from quizsmith.generation.builder import (
     Built,
     build_steps,
 )
+from quizsmith.generation.constituent_targets import concept_targets, passage_targets
 from quizsmith.generation.rank import (
     best_first,
     kept_metrics,
@@ -30,10 +32,7 @@ from quizsmith.generation.sentences import split_sentences
 from quizsmith.generation.targets import (
     ENGLISH_ONLY_NOTE,
     Target,
-    candidate_targets,
     choose_targets,
-    concept_targets,
-    defined_terms,
     written_without_spaces,
 )
 from quizsmith.jobs import CancelToken, Progress
@@ -109,7 +108,8 @@ def generate_items(
         profile = writer.profile_for(generator, settings)
         yield Progress("Finding facts to ask about (the model reads the passage)", 0, n)
         cancel.raise_if_cancelled()
-        targets = _targets(text, sentences, request, generator, profile, cancel)
+        analysis = analyse(text)
+        targets = _targets(analysis, request, generator, profile, cancel)
         if not targets and written_without_spaces(text):
             raise PassageError(ENGLISH_ONLY_NOTE, "Give a passage in English.")
         if not targets:
@@ -131,7 +131,7 @@ def generate_items(
             difficulty=request.difficulty,
             seed=request.seed,
             passage_answers=_unique(t.answer for t in targets),
-            passage_terms=defined_terms(sentences),
+            passage_terms=dict(analysis.terms),
             qa_knows_kinds=qa is not None and writer.profile_for(qa, settings) == "chat",
         )
         metric_ctx = MetricContext(
@@ -259,14 +259,14 @@ def _spread(
 
 
 def _targets(
-    text: str,
-    sentences: Sequence[object],
+    analysis: PassageAnalysis,
     request: GenerationRequest,
     generator: Provider,
     profile: str,
     cancel: CancelToken,
 ) -> list[Target]:
-    found = candidate_targets(text, sentences)  # type: ignore[arg-type]
+    text = analysis.text
+    found = passage_targets(analysis)
     if profile != CHAT_PROFILE:
         found = [_behind_the_others(t) if t.kind == "term" else t for t in found]
     cancel.raise_if_cancelled()
@@ -275,7 +275,7 @@ def _targets(
     concepts = writer.propose_concepts(
         generator, profile, text[:CONCEPT_PROMPT_CHARS], seed=request.seed
     )
-    found += concept_targets(text, sentences, concepts)  # type: ignore[arg-type]
+    found += concept_targets(analysis, concepts)
     avoid = {a.casefold() for a in request.avoid_answers}
     found = [t for t in found if t.answer.casefold() not in avoid]
     wanted = max(request.n, int(request.n * SPARE_TARGETS + 0.5))
@@ -286,7 +286,7 @@ def _targets(
         pinned_answers=request.pinned_answers,
         seed=request.seed,
         passage_text=text,
-        sentences=list(sentences),  # type: ignore[arg-type]
+        sentences=analysis.sentences,
         asked_answers=request.asked_answers,
         asked_facts=request.asked_facts,
     )

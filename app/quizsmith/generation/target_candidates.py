@@ -114,7 +114,7 @@ def _defined_terms(sentence: str) -> list[tuple[int, int, str | None]]:
 def defined_terms(sentences: Iterable[Sentence]) -> dict[str, str | None]:
     """Every term the passage defines, in order, with the noun it calls it (`_defined_terms`):
     the passage's vocabulary, whether or not a target asks for it (the builder offers the
-    others as wrong answers, generation/passage_vocabulary.py)."""
+    others as wrong answers)."""
     terms: dict[str, str | None] = {}
     for sentence in sentences:
         for start, end, noun in _defined_terms(sentence.text):

@@ -43,7 +43,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from quizsmith.generation.passage_vocabulary import sentence_siblings
+from quizsmith.generation.analysis import analyse
 from quizsmith.generation.sentences import Sentence, split_sentences
 from quizsmith.generation.target_candidates import (
     ENGLISH_ONLY_NOTE,
@@ -150,8 +150,12 @@ def choose_targets(
     kind_count = Counter(t.kind for t in chosen)
 
     # Read once, before the rounds: `value` runs for every open candidate in each of them.
+    # The parser's lists: the whole passage's where it is given, else each fact's own.
     listed = {
-        id(t) for t in candidates if t.kind in _LISTED_KINDS and sentence_siblings(t.fact, t.answer)
+        id(t)
+        for t in candidates
+        if t.kind in _LISTED_KINDS
+        and analyse(passage_text or t.fact).siblings(t.answer, sentence=t.fact)
     }
 
     def value(t: Target) -> float:
@@ -234,15 +238,14 @@ def _pinned_targets(
                 break
         if answer_at < 0:
             inside = [t for t in candidates if start <= t.answer_start and t.answer_end <= end]
-            if not inside:
-                inside = candidate_targets(
-                    text,
-                    [Sentence(fact, start, end, 0, _sentence_index(sentences, start))],
-                    skip_headings=False,
-                )
             if inside:
                 best = max(inside, key=lambda t: (t.score, -t.answer_start))
                 answer_at, answer = best.answer_start, best.answer
+            elif parts := [
+                c for c in analyse(text).constituents if start <= c.start < c.end <= end
+            ]:
+                # A pinned heading or caption: no fact by itself, but the teacher chose it.
+                answer_at, answer = parts[0].start, parts[0].text
             else:
                 # Nothing answer-like inside: the fact itself is the target (true/false items).
                 answer_at, answer = start, fact

