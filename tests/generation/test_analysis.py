@@ -39,6 +39,7 @@ def test_masking_keeps_every_offset():
     assert len(clean) == len(WEB_PASTE)
     assert "[3]" not in clean and "[citation needed]" not in clean and ": 8.1" not in clean
     assert "Quebec, Canada." in clean and "$29 in 2020." in clean
+    assert masked("History[edit]\n\nIt rained.") == "History      \n\nIt rained."
     guide = "Chicxulub (/ˈtʃiːkʃuluːb/ CHEEK-shoo-loob) is a crater."
     assert masked(guide).split() == ["Chicxulub", "is", "a", "crater."]
 
