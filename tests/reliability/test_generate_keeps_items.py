@@ -34,7 +34,7 @@ CLUES = ("Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel
 
 def _distinct_stems() -> Callable[[], str]:
     clues = itertools.cycle(CLUES)
-    return lambda: f"Which detail does the passage give under clue {next(clues)}?"
+    return lambda: f"Which detail do the notes give under clue {next(clues)}?"
 
 
 @pytest.fixture
@@ -160,9 +160,9 @@ def test_a_fresh_run_never_keeps_the_same_question_twice(
     those it made itself, even written in another case or spacing, with another key."""
     asked = iter(
         [
-            "Which detail does the passage give here?",
-            "WHICH detail  does the passage give here ?",
-            "which detail does the passage give here?",
+            "Which detail do the notes give here?",
+            "WHICH detail  do the notes give here ?",
+            "which detail do the notes give here?",
         ]
     )
     distinct = _distinct_stems()

