@@ -1,13 +1,12 @@
-"""Benchmark: generation on the standard and the light profile, side by side (issue 26, part 6).
+"""Benchmark: generation on the standard and the light profile, side by side (issues 26, 44).
 
-The same five passages for both profiles: one SQuAD paragraph (about 120 words), a 681-word
-textbook section written for this benchmark (bench/passages/textbook_rivers.txt, original
-text), and three ~300-word passages of joined QGEval/SQuAD paragraphs
-(../shared/data/qgeval). On each, a 5-item multiple-choice quiz as the app makes it
-(overgenerate-and-rank: 3 candidates per target ranked by the overall estimate, which is
-the live set). Each profile runs in a child process of its own, so that its peak memory
-(the child's maximum resident set) is its own, and starts cold: the seconds to the first item
-of the first quiz include loading the models; the other quizzes are warm.
+The passages are those of bench/passages (24 original passages in six subjects, a third of
+them pasted from web pages with their citation marks; README.md there lists them), in name
+order, the same for both profiles. On each, a 5-item multiple-choice quiz as the app makes it
+(overgenerate-and-rank: 3 candidates per target ranked by the overall estimate, which is the
+live set). Each profile runs in a child process of its own, so that its peak memory (the
+child's maximum resident set) is its own, and starts cold: the seconds to the first item of
+the first quiz include loading the models; the other quizzes are warm.
 
 Reported per profile: seconds to the first item and to all five (medians over the warm
 quizzes, and the cold first item), items made, the mean overall estimate, the items with a
@@ -20,6 +19,7 @@ counted as unconfirmed (a likely false alarm). Hints do not queue an item and ar
 apart.
 
     .venv/bin/python bench/generation.py [--profiles standard,light] [--n 5] [--threads 2]
+        [--passages N] [--only NAME,NAME]
 
 Results in bench/results/generation.{json,md}, and every item of each profile as generated
 (with where its question came from: the model or the rule), in
@@ -41,38 +41,21 @@ from typing import Any
 from common import RESULTS, git_revision, machine, median, write_results
 
 ROOT = Path(__file__).resolve().parent
-DATA = ROOT.parents[1] / "shared" / "data" / "qgeval" / "instances.json"
-TEXTBOOK = ROOT / "passages" / "textbook_rivers.txt"
+PASSAGES = ROOT / "passages"
 NEAR_DUPLICATE = 0.9
 
 
-def passages() -> list[tuple[str, str]]:
-    """(name, text): a SQuAD paragraph, the textbook section, three ~300-word passages."""
-    rows = json.loads(DATA.read_text(encoding="utf-8"))
-    texts: list[str] = []
-    seen: set[str] = set()
-    for row in rows:
-        text = row["passage"].replace("<sep>", " ").strip()
-        if (
-            text not in seen
-            and "<ans>" not in text
-            and row["questions"][0]["source"].startswith("SQuAD")
-        ):
-            seen.add(text)
-            texts.append(text)
-    short = next(t for t in texts if 100 <= len(t.split()) <= 160)
-    chosen = [("squad-paragraph", short), ("textbook-section", TEXTBOOK.read_text("utf-8"))]
-    current: list[str] = []
-    for text in texts:
-        if text == short:
-            continue
-        current.append(text)
-        if sum(len(t.split()) for t in current) >= 300:
-            chosen.append((f"qgeval-{len(chosen) - 1}", "\n\n".join(current)))
-            current = []
-        if len(chosen) == 5:
-            break
-    return chosen
+def passages(only: str = "") -> list[tuple[str, str]]:
+    """(name, text) of every bench passage (or of those named in `only`), by name."""
+    wanted = {n.strip() for n in only.split(",") if n.strip()}
+    found = [
+        (path.stem, path.read_text(encoding="utf-8"))
+        for path in sorted(PASSAGES.glob("*.txt"))
+        if not wanted or path.stem in wanted
+    ]
+    if wanted - {name for name, _ in found}:
+        raise SystemExit(f"no such bench passage: {sorted(wanted - {n for n, _ in found})}")
+    return found
 
 
 def run_quiz(name: str, text: str, n: int, settings: Any) -> dict[str, Any]:
@@ -182,14 +165,14 @@ def passage_check(item: Any) -> bool:
     return in_sentence and is_question(item.stem) == 1.0 and key_in_stem(item.stem, item.key) < 1
 
 
-def child(profile: str, n: int, threads: int, out: Path, count: int) -> None:
+def child(profile: str, n: int, threads: int, out: Path, count: int, only: str) -> None:
     """One profile's quizzes, cold, in this process; the results and peak memory to `out`."""
     from quizsmith.providers import catalog
     from quizsmith.settings import Settings
 
     settings = Settings(n_threads=threads, profile=profile)
     runs = []
-    for name, text in passages()[:count]:
+    for name, text in passages(only)[:count]:
         runs.append(run_quiz(name, text, n, settings))
         print(profile, json.dumps(runs[-1])[:200], file=sys.stderr, flush=True)
     roles = {role: str(settings.role(role)) for role in ("generator", "qa")}
@@ -260,12 +243,13 @@ def main() -> None:
     parser.add_argument("--profiles", default="standard,light")
     parser.add_argument("--n", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
-    parser.add_argument("--passages", type=int, default=5, help="the first N of the five")
+    parser.add_argument("--passages", type=int, default=100, help="only the first N passages")
+    parser.add_argument("--only", default="", help="only these passages (names, no .txt)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.n, args.threads, Path(args.out), args.passages)
+        child(args.child, args.n, args.threads, Path(args.out), args.passages, args.only)
         return
     results: dict[str, dict[str, Any]] = {}
     for profile in args.profiles.split(","):
@@ -281,6 +265,10 @@ def main() -> None:
             str(args.threads),
             "--out",
             str(out),
+            "--passages",
+            str(args.passages),
+            "--only",
+            args.only,
         ]
         subprocess.run(command, check=True)
         results[profile] = json.loads(out.read_text(encoding="utf-8"))
@@ -292,8 +280,8 @@ def main() -> None:
         "",
         f"Command: `.venv/bin/python bench/generation.py --profiles {args.profiles} --n {args.n} "
         f"--threads {args.threads}` at revision {git_revision()}, {info['date']}; {info['cpu']}, "
-        f"{info['logical_cpus']} logical CPUs. Five passages ({', '.join(map(str, words))} "
-        f"words: a SQuAD paragraph, a textbook section, three joined QGEval paragraphs), one "
+        f"{info['logical_cpus']} logical CPUs. {len(words)} passages of bench/passages "
+        f"({min(words)}-{max(words)} words, median {median(words):.0f}), one "
         f"{args.n}-item multiple-choice quiz each, ranked (3 candidates per target), each "
         "profile in a process of its own, started cold.",
         "",

@@ -98,13 +98,13 @@ def test_a_chat_generator_writes_every_candidate() -> None:
     assert RULE_STEM not in stems
 
 
-def test_the_rule_stands_in_when_every_chat_attempt_fails() -> None:
-    # Too short, gives the answer away, not a question: all three are dropped.
+def test_no_rule_question_stands_in_when_every_chat_attempt_fails() -> None:
+    # Too short, gives the answer away, not a question: all three are dropped, and the
+    # fact gives no candidate (a spare fact is tried instead) rather than a rule-made stem.
     stems, (methods, calls) = short_candidates(
         "chat", ["Year?", "Was it 1963?", "The library was completed"]
     )
-    assert stems == [RULE_STEM]
-    assert methods == ["rule: answer replaced by a question phrase"] and calls == 3
+    assert stems == [] and methods == [] and calls == 3
 
 
 def test_a_fewshot_generator_gets_the_rule_question_second() -> None:

@@ -36,9 +36,10 @@ CANDIDATE_TEMPERATURE = 0.8
 RULE_ATTEMPT = 1
 #: A chat generator (the standard profile's 1.5B model, an API model) writes better questions
 #: than the rule, whose stems are often ungrammatical when the answer sits mid-sentence ("the
-#: land is steep, so the what quickly?"); the overall estimate cannot tell, and on the
-#: standard profile it kept the rule's question in most of bench/generation.py's items
-#: (docs/generation.md). There the rule only stands in when every model attempt failed.
+#: land is steep, so the what quickly?", "In 1855 the physician what added ...?"). The rule
+#: used to stand in when every model attempt failed; of the 11 rule-made items read on the
+#: bench (docs/generation.md, both profiles, 2026-11-27/28) none was usable as written, so
+#: on a chat generator a fact whose attempts all fail gives way to a spare fact instead.
 CHAT_PROFILE = "chat"
 
 
@@ -124,19 +125,12 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     read: dict[str, float] = {}  # the key's reading as each kind a question asks for
     # The distractors of a multiple-choice item are one more model call.
     parts = k + (1 if item_type == "mcq" else 0)
-    # A chat generator gets all k attempts; the rule stands in once, after them, when none
-    # gave a question.
-    chat = ctx.profile == CHAT_PROFILE
-    rule_attempt = k if chat else RULE_ATTEMPT
-    for attempt in range(k + 1 if chat else k):
-        if len(stems) >= keep or (attempt == k and stems):
+    # A chat generator gets all k attempts and no rule-made question (CHAT_PROFILE).
+    rule_attempt = -1 if ctx.profile == CHAT_PROFILE else RULE_ATTEMPT
+    for attempt in range(k):
+        if len(stems) >= keep:
             break
-        what = (
-            f"writing question {attempt + 1} of {k}"
-            if attempt < k
-            else "writing a question by rule"
-        )
-        yield BuildStep(what, min(attempt, k - 1) / parts)
+        yield BuildStep(f"writing question {attempt + 1} of {k}", attempt / parts)
         # After the announcement: a Cancel pressed while it was shown stops before the call.
         ctx.cancel.raise_if_cancelled()
         started = time.perf_counter()
