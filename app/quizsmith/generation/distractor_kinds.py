@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from quizsmith.providers.base import Provider, Transient
 
@@ -173,90 +174,101 @@ def broader_reading(qa: Provider, key: str) -> Callable[[str], float]:
     return says_yes
 
 
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-#: Words that end the noun after "what"/"which": verbs, prepositions, determiners.
-_NOT_A_NOUN = _word_set(
-    "is was are were be been do does did has have had can could will would should may might "
-    "must shall of in on at for to by from with about as that which who whom whose the a an "
-    "this these those it its their his her he she they one two three four five first last"
-)
 #: Nouns that ask for a number, a time or nothing in particular: the kind filter of
-#: `same_kind` covers the first two, and "Is X a name?" asks nothing.
-_NO_KIND = _word_set(
-    "year date day month century decade time period number percentage percent amount age "
-    "name kind type sort way reason part thing much many long far often"
+#: `analysis.same_kind` covers the first two, and "Is X a name?" asks nothing. (Which nouns
+#: do is a matter of meaning, not of grammar: the parser does not say it.)
+_NO_KIND = frozenset(
+    "year date day month century decade time period number percentage percent amount age "  # noqa: SIM905
+    "name kind type sort way reason part thing".split()
 )
-#: Verbs that follow "what" as its subject ("What causes erosion?"): no kind is named.
-_VERB_AFTER_WHAT = _word_set(
-    "happens causes makes helps allows leads means results occurs forms shows explains "
-    "describes determines affects controls keeps gives takes comes goes produces protects "
-    "carries moves drives stops starts lives eats becomes remains seems contains includes"
-)
-_ADJECTIVE_ENDINGS = ("al", "ary", "ic", "ive", "ous", "ern", "ian", "ish", "ese", "ful")
-#: Where a noun must follow, a capitalised modifier before it is passed over ("the name of a
-#: Presbyterian school": "school"; the key reads nearer Yes to the bare noun, and either drops
-#: the people offered as schools). After a bare "which" it is not: "Which Pope sent ..."
-#: names its kind in the capitalised word itself.
-_MODIFIER = r"(?:[A-Z][a-z]+ )?"
-#: Words that say when or which, not what: passed over before the noun. Without this "What is
-#: the name of the current King of Thebes?" asked for a "current", and the 1.5B model's No to
-#: "Is Oedipus a current?" dropped every candidate (seen on bench/generation.py's paragraph).
-#: A capitalised title after one ("the current King of Thebes") names no kind the patterns
-#: read, so no kind is checked there: better than a wrong one.
-_WHEN_WORDS = r"(?:(?:current|former|present|late|then|future|original) )?"
-#: A participle before the noun where a noun must follow ("the name of a proposed theory in
-#: physics": "theory"): read as the noun, it asked "Is X a proposed?" or, ending in -ed, was
-#: taken for a verb and named no kind (bench/generation.py at ec4059e, "Dark Matter").
-_PARTICIPLE = r"(?:[a-z]+ed )?"
-_KIND_PATTERNS = (
-    re.compile(
-        rf"\b(?i:what|which) (?:kind|type|sort) of {_WHEN_WORDS}{_PARTICIPLE}{_MODIFIER}"
-        r"([a-z]+(?: [a-z]+)?)"
-    ),
-    re.compile(
-        rf"\bthe name of (?:the |a |an )?{_WHEN_WORDS}{_PARTICIPLE}{_MODIFIER}"
-        r"([a-z]+(?: [a-z]+)?)"
-    ),
-    re.compile(rf"\b(?i:what|which) {_WHEN_WORDS}([a-z]+(?: [a-z]+)?)"),
-    re.compile(r"\b(?i:what) (?:is|was|are|were) the ([a-z]+) (?:of|that|which|where|at|in)\b"),
-)
+#: Nouns through which a question names its kind: "what kind of rock", "the name of the
+#: waterfall".
+_THROUGH = frozenset({"kind", "type", "sort", "name"})
+_WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
 
 
 def asked_kind(question: str) -> str | None:
-    """The kind of thing a question asks for, as a singular noun ("Which playwright wrote
-    ...?": "playwright"; "What military force was ...?": "military force"; "What is the name
-    of the waterfall that ...?": "waterfall"; "Who ...?": "person"), or None where it names
-    none ("What do ...?") or asks for a number or a time (those are `same_kind`'s). Only of a
-    question: a true/false item's "Complete: ..." statement names no kind."""
-    if not question.rstrip().endswith("?") or question.startswith("Complete:"):
+    """The kind of thing a question asks for, as the lemma of the noun it names, read from
+    the parse ("Which playwright wrote ...?": "playwright"; "What is the name of the
+    waterfall that ...?": "waterfall"; "What are these structures?": "structure"; "Who
+    ...?": "person"), or None where it names none ("What causes ...?", "What do ...?"), names
+    a proper noun or a count ("the current King of Thebes", "which two rivers"), or asks for
+    a number or a time (those are `same_kind`'s). Only of a question: a true/false item's
+    "Complete: ..." statement names no kind."""
+    text = question.strip()
+    if not text.endswith("?") or text.startswith("Complete:"):
         return None
-    if _ASKS_WHO.match(question):
+    if _ASKS_WHO.match(text):
         return PERSON
-    for pattern in _KIND_PATTERNS:
-        match = pattern.search(question)
-        if not match:
-            continue
-        words: list[str] = []
-        for word in match.group(1).split():
-            if word in _NOT_A_NOUN:
-                break
-            words.append(word)
-        if words and (words[0] in _VERB_AFTER_WHAT or words[0].endswith("ed")):
-            return None  # "What causes ...", "What happened ...": "what" is the subject
-        # A second word only after an adjective ("military force", "chemical element"):
-        # otherwise it is the verb ("Which playwright wrote ...", "Which rivers join ...").
-        if len(words) == 2 and not words[0].endswith(_ADJECTIVE_ENDINGS):
-            words = words[:1]
-        if not words:
-            continue
-        if words[-1] in _NO_KIND or any(w in _NO_KIND for w in words):
-            return None
-        words[-1] = singular(words[-1])
-        return " ".join(words)
+    return _kind_in_parse(text)
+
+
+@lru_cache(maxsize=256)
+def _kind_in_parse(question: str) -> str | None:
+    from quizsmith.generation.analysis import pipeline
+
+    doc = pipeline()(question)
+    # The first wh-word of the question itself, not a relative pronoun.
+    wh = next((t for t in doc if t.tag_ in _WH_TAGS and not _in_clause(t)), None)
+    if wh is None or wh.lower_ not in ("what", "which"):
+        return None
+    if wh.dep_ == "det":  # "Which playwright ...", "What kind of ..."
+        return _kind_of_noun(wh.head)
+    following = doc[wh.i + 1] if wh.i + 1 < len(doc) else None
+    if following is not None and following.text.islower() and following.pos_ in _NOUNISH:
+        # "Which organelle releases ...?": the small English model tags the noun a proper
+        # noun and "which" a subject of its own; the word after "which" is the kind.
+        return _kind_of_noun(following if following.pos_ != "ADJ" else following.head, True)
+    if wh.head.lemma_ == "be":  # "What is the capital of ...?", "What are these ...?"
+        other = next(
+            (
+                c
+                for c in wh.head.children
+                if c.i != wh.i and c.dep_ in ("nsubj", "nsubjpass", "attr")
+            ),
+            None,
+        )
+        if other is not None and other.pos_ == "NOUN":
+            return _kind_of_noun(other)
     return None
+
+
+_NOUNISH = frozenset({"NOUN", "PROPN", "ADJ"})
+
+
+def _in_clause(token: Any) -> bool:
+    """Whether a wh-word is the relative pronoun of a relative clause (the word its clause
+    begins with: "the king, who ruled", "the waterfall that has moved"), not the question's
+    own ("a boxer who challenged for what title")."""
+    clause = token
+    while clause.dep_ != "relcl" and clause.head.i != clause.i:
+        clause = clause.head
+    return clause.dep_ == "relcl" and clause.left_edge.i == token.i
+
+
+def _kind_of_noun(noun: Any, lenient: bool = False) -> str | None:
+    """A noun's lemma as the kind, through "kind of" / "the name of", with a common noun
+    compound before it ("cell theory"); None for a proper noun, a count or a time."""
+    for _ in range(3):
+        if noun.lemma_.lower() not in _THROUGH:
+            break
+        of = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        noun = next((c for c in of.children if c.dep_ == "pobj"), None) if of else None
+        if noun is None:
+            return None
+    if noun.pos_ != "NOUN" and not (lenient and noun.text.islower()):
+        return None
+    if any(c.dep_ == "nummod" for c in noun.children):
+        return None  # "Which two rivers ...": two answers
+    lemma = noun.lemma_.lower() if noun.pos_ == "NOUN" else singular(noun.lower_)
+    if lemma in _NO_KIND:
+        return None
+    compound = [
+        c.lower_
+        for c in noun.children
+        if c.dep_ == "compound" and c.pos_ == "NOUN" and c.i == noun.i - 1
+    ]
+    return " ".join([*compound, lemma])
 
 
 def kind_asked_of_key(question: str) -> str | None:
