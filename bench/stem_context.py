@@ -19,7 +19,7 @@ from generation import passages
 from quizsmith.generation import pipeline, prompts, writer
 from quizsmith.generation.api import GenerationRequest
 from quizsmith.generation.sentences import split_sentences
-from quizsmith.generation.targets import Target
+from quizsmith.generation.target import Target
 from quizsmith.jobs import CancelToken
 from quizsmith.prompt_fence import FENCE_NOTE, fence
 from quizsmith.providers.base import Provider, Transient

@@ -311,6 +311,10 @@ def test_a_key_without_tokens_prefers_no_distractor() -> None:
         ("What kind of rock is granite?", "rock"),
         ("A cell holds many structures. What are these structures?", "structure"),
         ("Which organelle releases energy from glucose?", "organelle"),
+        # asks for a name: a wrong answer of the kind named would be right too
+        ("What are the large bends known as?", None),
+        ("What is the process called?", None),
+        ("Roger Taylor is known as the drummer for which rock band?", "rock band"),
         ("What is the cell theory of Schwann?", "cell theory"),
         ("Which rivers join the Thames?", "river"),
         ("What gas do plants take in?", "gas"),

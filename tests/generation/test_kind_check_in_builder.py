@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from quizsmith.domain import Passage
 from quizsmith.generation import prompts
 from quizsmith.generation.builder import BuildContext, build_candidates
-from quizsmith.generation.target_candidates import Target, TargetKind
+from quizsmith.generation.target import Target, TargetKind
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import (
     ChatResult,

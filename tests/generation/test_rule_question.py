@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from quizsmith.domain import Passage
 from quizsmith.generation.builder import BuildContext, build_candidates
-from quizsmith.generation.target_candidates import Target
+from quizsmith.generation.target import Target
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
 

@@ -9,17 +9,18 @@ import pytest
 from tests.support.texts import WAR
 
 from quizsmith.generation.sentences import split_sentences
-from quizsmith.generation.targets import (
-    MAX_ANSWER_WORDS,
-    PRONOUNS,
-    STOPWORDS,
-    Target,
+from quizsmith.generation.target import MAX_ANSWER_WORDS, Target
+from quizsmith.generation.targets import choose_targets
+
+# The rule-made spans now serve the scoring signals alone (quality/rule_spans); their tests
+# stay here beside choose_targets', which they feed in these cases.
+from quizsmith.quality.rule_spans.finder import (
     candidate_targets,
-    choose_targets,
     concept_targets,
     defined_terms,
     headings,
 )
+from quizsmith.quality.rule_spans.words import PRONOUNS, STOPWORDS
 from quizsmith.text import PassageError
 
 DATA = Path("/work/shared/data/qgeval/instances.json")

@@ -17,8 +17,9 @@ import pytest
 
 from quizsmith.cli import EXIT_INCOMPLETE, main
 from quizsmith.generation.sentences import split_sentences
-from quizsmith.generation.targets import candidate_targets, written_without_spaces
+from quizsmith.generation.target import written_without_spaces
 from quizsmith.providers.base import Provider
+from quizsmith.quality.rule_spans import candidate_targets
 
 from .conftest import QuickGenerator
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from quizsmith.errors import ModelNotFoundError
 from quizsmith.generation.sentences import Sentence, split_sentences
+from quizsmith.generation.target import MAX_ANSWER_WORDS
 from quizsmith.generation.web_marks import masked
 
 if TYPE_CHECKING:
@@ -50,10 +51,8 @@ _LABEL_GROUPS: Final = {"GPE": "place", "LOC": "place", "FAC": "place"}
 #: Verbs that name a term the sentence introduces: "a process called abrasion", "bends known
 #: as meanders", "which is termed traction". The parser finds the term (the verb's object
 #: predicate, or the object of its "as"); these lemmas say the verb is one of naming.
-_NAMING_VERBS: Final = frozenset({"call", "term", "name", "dub"})
-_NAMING_AS_VERBS: Final = frozenset({"know", "refer", "describe", "define"})
-#: Longer answers are clauses a student cannot produce or recognise.
-MAX_ANSWER_WORDS: Final = 6
+NAMING_VERBS: Final = frozenset({"call", "term", "name", "dub"})
+NAMING_AS_VERBS: Final = frozenset({"know", "refer", "describe", "define"})
 
 
 @dataclass(frozen=True)
@@ -375,12 +374,12 @@ def _defined(doc: Any) -> Iterable[tuple[Token, str | None]]:
     enzyme inhibitors": inhibitors, "drug")."""
     for token in doc:
         verb = token.head
-        if token.dep_ in ("oprd", "attr", "dobj") and verb.lemma_ in _NAMING_VERBS:
+        if token.dep_ in ("oprd", "attr", "dobj") and verb.lemma_ in NAMING_VERBS:
             pass
         elif (
             token.dep_ == "pobj"
             and verb.lemma_ == "as"
-            and verb.head.lemma_ in _NAMING_AS_VERBS | _NAMING_VERBS
+            and verb.head.lemma_ in NAMING_AS_VERBS | NAMING_VERBS
             and verb.head.tag_ == "VBN"
         ):
             verb = verb.head

@@ -23,8 +23,7 @@ from quizsmith.generation.build_context import BuildStep as BuildStep
 from quizsmith.generation.build_context import BuildSteps as BuildSteps
 from quizsmith.generation.build_context import Built as Built
 from quizsmith.generation.prompts import PROMPT_VERSION
-from quizsmith.generation.target_candidates import written_without_spaces
-from quizsmith.generation.targets import Target
+from quizsmith.generation.target import Target, written_without_spaces
 
 BLANK = "_____"
 #: Sampling temperature for the 2nd, 3rd ... candidate; the first is greedy, so a run with

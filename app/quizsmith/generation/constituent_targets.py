@@ -2,9 +2,8 @@
 that states something is a candidate answer, with that sentence as its fact; a model's key
 concepts count only where one of them is a constituent of the passage.
 
-The rule-based finder (target_candidates.candidate_targets) stays for the scoring signals
-alone: the shipped overall models were fitted on the spans it finds (quality/signals.py), and
-they change only with a refit on new signals (issue 45).
+The rule-made spans of quality/rule_spans serve the scoring signals alone (finder.py there
+says why they stay).
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from quizsmith.generation.analysis import Constituent, PassageAnalysis, fact_sentences
-from quizsmith.generation.target_candidates import Target, TargetKind
+from quizsmith.generation.target import Target, TargetKind
 
 #: A constituent's kind as a target's: what choose_targets varies and scores by.
 _TARGET_KIND: Final[dict[str, TargetKind]] = {
@@ -23,9 +22,9 @@ _TARGET_KIND: Final[dict[str, TargetKind]] = {
     "term": "term",
     "phrase": "phrase",
 }
-#: Base values by kind, as the rule finder had them (target_candidates._BASE_SCORE): a term
-#: the passage defines first (what a textbook section teaches), then dates, numbers, names;
-#: noun phrases last, raised by how often their head recurs (the passage's key terms).
+#: Base values by kind, as the rule finder has them (quality/rule_spans/finder.py): a term the
+#: passage defines first (what a textbook section teaches), then dates, numbers, names; noun
+#: phrases last, raised by how often their head recurs (the passage's key terms).
 _BASE: Final[dict[str, float]] = {
     "term": 0.95,
     "concept": 0.9,

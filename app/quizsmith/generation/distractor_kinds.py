@@ -210,7 +210,7 @@ def _kind_in_parse(question: str) -> str | None:
     doc = pipeline()(question)
     # The first wh-word of the question itself, not a relative pronoun.
     wh = next((t for t in doc if t.tag_ in _WH_TAGS and not _in_clause(t)), None)
-    if wh is None or wh.lower_ not in ("what", "which"):
+    if wh is None or wh.lower_ not in ("what", "which") or _asks_a_name(doc, wh):
         return None
     if wh.dep_ == "det":  # "Which playwright ...", "What kind of ..."
         return _kind_of_noun(wh.head)
@@ -218,7 +218,10 @@ def _kind_in_parse(question: str) -> str | None:
     if following is not None and following.text.islower() and following.pos_ in _NOUNISH:
         # "Which organelle releases ...?": the small English model tags the noun a proper
         # noun and "which" a subject of its own; the word after "which" is the kind.
-        return _kind_of_noun(following if following.pos_ != "ADJ" else following.head, True)
+        noun = following
+        while noun.dep_ in ("compound", "amod") and noun.head.i > noun.i:
+            noun = noun.head  # "which rock band": the noun the modifiers lead to
+        return _kind_of_noun(noun, True)
     if wh.head.lemma_ == "be":  # "What is the capital of ...?", "What are these ...?"
         other = next(
             (
@@ -234,6 +237,25 @@ def _kind_in_parse(question: str) -> str | None:
 
 
 _NOUNISH = frozenset({"NOUN", "PROPN", "ADJ"})
+
+
+def _asks_a_name(doc: Any, wh: Any) -> bool:
+    """ "What are the large bends called / known as?": the question asks for the name of a
+    bend, so a wrong answer that is a bend would be right too (tried at d71cd03,
+    docs/generation.md): the naming verb governs the wh-word, or ends the question."""
+    from quizsmith.generation.analysis import NAMING_AS_VERBS, NAMING_VERBS
+
+    last = next((t for t in reversed(doc) if not t.is_punct), None)
+    for t in doc:
+        naming = t.tag_ == "VBN" and (
+            t.lemma_ in NAMING_VERBS
+            or (t.lemma_ in NAMING_AS_VERBS and t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "as")
+        )
+        if naming and (
+            t.i in (wh.head.i, wh.head.head.i) or (last is not None and last.i in (t.i, t.i + 1))
+        ):
+            return True
+    return False
 
 
 def _in_clause(token: Any) -> bool:

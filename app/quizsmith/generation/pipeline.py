@@ -29,12 +29,8 @@ from quizsmith.generation.rank import (
     score_kept,
 )
 from quizsmith.generation.sentences import split_sentences
-from quizsmith.generation.targets import (
-    ENGLISH_ONLY_NOTE,
-    Target,
-    choose_targets,
-    written_without_spaces,
-)
+from quizsmith.generation.target import ENGLISH_ONLY_NOTE, Target, written_without_spaces
+from quizsmith.generation.targets import choose_targets
 from quizsmith.jobs import CancelToken, Progress
 from quizsmith.metrics.base import MetricContext
 from quizsmith.providers.base import Provider

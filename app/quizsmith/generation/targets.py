@@ -1,39 +1,8 @@
-"""Choosing what to ask about: target facts (sentences) and answer spans inside them.
+"""Choosing what to ask about: among the targets (fact + answer) the passage analysis gives
+(generation/constituent_targets.py), the ones a quiz asks, with the teacher's pins.
 
-Answer-aware generation (DESIGN.md, "Generation") needs (fact, answer) pairs before any model
-runs. This module finds them with rules only, so it works offline with nothing downloaded (no
-spaCy or NLTK models):
-
-- terms the passage defines: "a process called abrasion", "bends known as meanders", "which is
-  called traction" (ranked first: what a textbook section teaches);
-- numbers and quantities: "42%", "3.5 million", "1,200 km", "$4.5 billion", "-12 °C";
-- dates: "14 July 1789", "July 14, 1789", "June 1953", "the 1990s", "the 19th century",
-  "1914–1918", "44 BC", and bare years 1000-2099 ("in 1963" -> "1963");
-- named entities: runs of capitalised words joined by "of/the/de/von/..." ("King of Thebes",
-  "Dedan Kimathi", "King's African Rifles", and a plural possessive: "Rangi Ruru Girls'
-  School"), acronyms ("ABC", "U.S."); a single capitalised
-  word at the start of a sentence counts only when the passage also capitalises it mid-sentence
-  (otherwise it is most likely just the first word: "Goldenson tried" vs "However, ...");
-- key noun phrases by a small chunker: runs of lower-case content words (stopwords, verbs from
-  a list, and -ly adverbs break a run; the last word must not look like a verb or adjective by
-  its suffix), kept when a determiner, possessive or preposition introduces them (the usual
-  shape of an English noun phrase) or when their words recur in the passage; scored by the
-  passage frequency of their words, so repeated key terms rank first.
-
-Limits, by design of a rule-based finder: no part-of-speech tagger, so a noun phrase may start
-with a participle ("the planned attack" -> "planned attack") or miss one that no determiner
-introduces; lower-case named things ("the mitochondria") count as phrases, not entities;
-a heading (a one-line paragraph in title case with no closing punctuation: `headings`) is
-no fact, but capitalised words in a title inside a sentence look like entities; number words
-("seven") and relative dates ("last year") are not found; English only (a text in a script
-without spaces between words, such as Chinese, yields no answers: `written_without_spaces`).
-LLM-proposed concepts (`concept_targets`) and teacher pins cover what the rules miss.
-
-The parts: target_words.py (word lists and patterns), target_phrases.py (names and noun
-phrases in a sentence), target_candidates.py (`Target`, `candidate_targets`,
-`concept_targets`, `defined_terms`, `headings`, `written_without_spaces`); this module
-chooses among the candidates (`choose_targets`, with the teacher's pins) and re-exports the
-others' public names, so callers import everything from here.
+Coverage first (one target per sentence before a second in any), then the target's own value,
+less what repeats an earlier answer's kind, a list member's or an answer asked before costs.
 """
 
 from __future__ import annotations
@@ -45,36 +14,8 @@ from collections.abc import Sequence
 
 from quizsmith.generation.analysis import analyse
 from quizsmith.generation.sentences import Sentence, split_sentences
-from quizsmith.generation.target_candidates import (
-    ENGLISH_ONLY_NOTE,
-    MAX_ANSWER_WORDS,
-    Target,
-    TargetKind,
-    candidate_targets,
-    concept_targets,
-    defined_terms,
-    headings,
-    written_without_spaces,
-)
-from quizsmith.generation.target_words import COMMON_VERBS, MONTHS, PRONOUNS, STOPWORDS
+from quizsmith.generation.target import Target, TargetKind
 from quizsmith.text import PassageError
-
-__all__ = [
-    "COMMON_VERBS",
-    "ENGLISH_ONLY_NOTE",
-    "MAX_ANSWER_WORDS",
-    "MONTHS",
-    "PRONOUNS",
-    "STOPWORDS",
-    "Target",
-    "TargetKind",
-    "candidate_targets",
-    "choose_targets",
-    "concept_targets",
-    "defined_terms",
-    "headings",
-    "written_without_spaces",
-]
 
 # -- choosing ------------------------------------------------------------------------------------
 

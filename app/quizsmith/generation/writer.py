@@ -20,11 +20,11 @@ from quizsmith.generation.stem_checks import asks_for_several as asks_for_severa
 from quizsmith.generation.stem_checks import likeness_against as likeness_against
 from quizsmith.generation.stem_checks import negated_against as negated_against
 from quizsmith.generation.stem_checks import unnamed_referent as unnamed_referent
-from quizsmith.generation.target_words import STOPWORDS
 from quizsmith.metrics.overlap import porter_stemmer
 from quizsmith.metrics.profiles import choose_profile
 from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import Provider, Transient
+from quizsmith.quality.rule_spans.words import STOPWORDS
 from quizsmith.settings import Settings
 
 MAX_STEM_WORDS = 40

@@ -186,7 +186,7 @@ def candidate_answers(
     """Key first, then the distractors, then spans of `sentences` (entities, numbers, noun
     phrases) that are not the key, without repeats, at most MAX_CANDIDATES after the key."""
     from quizsmith.generation.sentences import split_sentences
-    from quizsmith.generation.targets import candidate_targets
+    from quizsmith.quality.rule_spans import candidate_targets
 
     seen = {normalize_answer(key)}
     out = [key.strip()]

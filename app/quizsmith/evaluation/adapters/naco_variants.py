@@ -61,7 +61,7 @@ def shuffled(question: str, rng: random.Random) -> str:
 def other_key(passage: str, answer: str, rng: random.Random) -> str | None:
     """A span of the passage that shares no word with the answer."""
     from quizsmith.generation.sentences import split_sentences
-    from quizsmith.generation.targets import candidate_targets
+    from quizsmith.quality.rule_spans import candidate_targets
 
     try:
         spans = {t.answer for t in candidate_targets(passage, split_sentences(passage))}

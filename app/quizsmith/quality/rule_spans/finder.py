@@ -1,26 +1,35 @@
-"""Finding candidate targets: every plausible (fact, answer) in a passage by rules
-(`candidate_targets`; generation/targets.py describes the rules and their limits), the targets
-for a model's key concepts (`concept_targets`), the `Target` they are, and the check that a
-passage is in a script the rules can read (`written_without_spaces`). Choosing among the
-candidates, and the teacher's pins, are in targets.py, which re-exports these names.
+"""The rule-made answer spans of a passage: every plausible (fact, answer) found by word lists
+and patterns (`candidate_targets`), the targets for a model's key concepts by the same rules
+(`concept_targets`), the terms a passage defines and its headings.
+
+Generation no longer uses these: it reads the passage with a parser
+(generation/analysis.py). They stay for the scoring signals alone (quality/signals.py: the
+passage's other possible answers beside the key, and evaluation's NaCo variants), because the
+shipped overall models were fitted on the spans these rules find; they go when the models are
+refitted on the parser's constituents (issue 45).
+
+Limits, by design of a rule-based finder: no part-of-speech tagger, so a noun phrase may start
+with a participle ("the planned attack" -> "planned attack") or miss one that no determiner
+introduces; lower-case named things ("the mitochondria") count as phrases, not entities;
+number words ("seven") and relative dates ("last year") are not found; English only.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 from quizsmith.generation.distractor_kinds import singular
 from quizsmith.generation.sentences import Sentence
-from quizsmith.generation.target_phrases import (
+from quizsmith.generation.target import MAX_ANSWER_WORDS, Target, TargetKind
+from quizsmith.quality.rule_spans.phrases import (
     _content_word_frequency,
     _entities,
     _midsentence_capitalised,
     _noun_phrases,
 )
-from quizsmith.generation.target_words import (
+from quizsmith.quality.rule_spans.words import (
     _DATE_PATTERNS,
     _NUMBER,
     _QUANTITY,
@@ -28,37 +37,6 @@ from quizsmith.generation.target_words import (
     PRONOUNS,
     STOPWORDS,
 )
-
-TargetKind = Literal["number", "date", "entity", "phrase", "concept", "term", "pinned"]
-
-#: Longer answers stop being answers: they are clauses a student cannot produce or recognise.
-MAX_ANSWER_WORDS: Final = 6
-
-
-@dataclass(frozen=True)
-class Target:
-    """A fact to ask about and the answer inside it.
-
-    `fact == passage[fact_start:fact_start + len(fact)]` and
-    `answer == passage[answer_start:answer_start + len(answer)]`, with the answer inside the fact.
-    """
-
-    fact: str
-    fact_start: int
-    answer: str
-    answer_start: int
-    kind: TargetKind
-    sentence_index: int
-    score: float
-
-    @property
-    def fact_end(self) -> int:
-        return self.fact_start + len(self.fact)
-
-    @property
-    def answer_end(self) -> int:
-        return self.answer_start + len(self.answer)
-
 
 _BASE_SCORE: Final[dict[str, float]] = {
     "date": 0.85,
@@ -148,40 +126,9 @@ def headings(sentences: Sequence[Sentence]) -> set[int]:
     return found
 
 
-#: Letters of scripts written without spaces between words (Chinese, Japanese kana and kanji,
-#: Thai, Lao, Myanmar, Khmer). The finder's words and the item checks' word counts are
-#: space-separated, so no answer is found in such text.
-_UNSPACED_SCRIPT = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff"
-    "\u1000-\u109f\u1780-\u17ff\U00020000-\U0002ffff]"
-)
-#: English with a quoted Chinese term stays English; a Chinese text with English names is not.
-_UNSPACED_SHARE: Final = 0.5
-
-ENGLISH_ONLY_NOTE: Final = (
-    "The passage is written without spaces between words (Chinese, Japanese or Thai, for "
-    "example): Quizsmith finds answers and checks questions by English words, and the bundled "
-    "models are English-only, so it cannot make items from such text yet."
-)
-
-
 #: A page reference glued to the text it cites, as Wikipedia-derived passages keep them
 #: ("... string theory.:212–219"): its numbers are not targets.
 _CITATION: Final = re.compile(r"(?:(?<=[\w.\])])|^):\d+(?:\s?[–-]\s?\d+)?")
-
-
-def written_without_spaces(text: str) -> bool:
-    """Whether `text` is mostly in scripts that do not separate words by spaces, where
-    rule-based targets and the question checks do not work. Each such character counts
-    as much as a space-separated word of another script (a Chinese character is about a
-    syllable), and at least half of the count must be theirs."""
-    unspaced = len(_UNSPACED_SCRIPT.findall(text))
-    if not unspaced:
-        return False
-    others = sum(
-        any(ch.isalpha() for ch in word) for word in _UNSPACED_SCRIPT.sub(" ", text).split()
-    )
-    return unspaced / (unspaced + others) >= _UNSPACED_SHARE
 
 
 # -- finding candidates --------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from quizsmith.generation.sentences import Sentence
-from quizsmith.generation.target_words import (
+from quizsmith.quality.rule_spans.words import (
     _ACRONYM,
     _COMMON_ADJECTIVES,
     _DETERMINERS,
