@@ -16,7 +16,7 @@ from typing import Any, Final
 from quizsmith.generation.distractor_kinds import indefinite_article
 from quizsmith.prompt_fence import FENCE_NOTE, fence
 
-PROMPT_VERSION: Final = "gen-2026.11-2"
+PROMPT_VERSION: Final = "gen-2026.11-4"
 
 DIFFICULTY_HINTS: Final = {
     "recall": "The question asks the student to recall the fact as stated.",
@@ -117,8 +117,22 @@ def stem_fewshot(fact: str, answer: str, difficulty: str | None) -> str:
     return "\n".join(lines)
 
 
+#: Where the worked examples of the chat question prompt end and the item's own part begins:
+#: the prompt up to here is the same for every item, so a local model keeps its state.
+STEM_CHAT_HEAD_END: Final = "Now for this study material:\n"
+
+
 def stem_chat(fact: str, answer: str, difficulty: str | None) -> list[dict[str, str]]:
+    # Worked examples (the few-shot profile's, general knowledge written for the project)
+    # show what a good quiz question is; and no word of the prompt names the material as "the
+    # fact" or "the text": the 1.5B model copied such words into questions ("Which volcanic
+    # feature is mentioned in the fact ...?", issue 44).
     hint = DIFFICULTY_HINTS.get(difficulty or "", "")
+    hint = f" {hint}" if hint else ""
+    shots = "\n\n".join(
+        f"{fence(shot_fact)}\nAnswer: {shot_answer}\nQuestion: {question}"
+        for shot_fact, shot_answer, question in _STEM_SHOTS
+    )
     return [
         {
             "role": "system",
@@ -126,9 +140,11 @@ def stem_chat(fact: str, answer: str, difficulty: str | None) -> list[dict[str, 
         },
         {
             "role": "user",
-            "content": f"Fact:\n{fence(fact)}\nAnswer: {answer}\n\nWrite one question about "
-            f"this fact whose correct answer is exactly the answer above. The question must "
-            f'not contain the answer. {hint} Reply as JSON with the key "question".',
+            "content": "Good quiz questions ask for exactly the given answer, make sense on "
+            "their own to a student who does not see the study material, and do not contain "
+            f"the answer. Examples:\n\n{shots}\n\n{STEM_CHAT_HEAD_END}{fence(fact)}\n"
+            f"Answer: {answer}\n\nWrite one such question whose correct answer is exactly "
+            f'the answer above.{hint} Reply as JSON with the key "question".',
         },
     ]
 

@@ -65,7 +65,11 @@ def write_stem(
                 json_schema=prompts.STEM_SCHEMA,
                 # The system message and template before the fact are kept; the whole request
                 # serves the target's next attempts, which ask the same with another seed.
-                reuse_prefix=("Fact:\n", Transient(messages[-1]["content"])),
+                reuse_prefix=(
+                    messages[-1]["content"].split(prompts.STEM_CHAT_HEAD_END)[0]
+                    + prompts.STEM_CHAT_HEAD_END,
+                    Transient(messages[-1]["content"]),
+                ),
             )
             raw = result.text
             # An unconstrained backend (Anthropic, a server ignoring response_format) may
@@ -95,7 +99,8 @@ def write_stem(
 #: is mentioned in the fact ...?" (issue 44). The issue's own requirement, not a guess at
 #: language: a stem that names these words speaks of a source the student does not see.
 _SOURCE_WORDS = re.compile(
-    r"\b(?:the|this|that|given)\s+(?:fact|passage|text|sentence|paragraph|excerpt|context)\b",
+    r"\b(?:the|this|that|given)\s+(?:study\s+)?(?:fact|passage|text|sentence|paragraph|excerpt|"
+    r"context|material)\b",
     re.IGNORECASE,
 )
 
