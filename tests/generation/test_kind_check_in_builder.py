@@ -111,12 +111,15 @@ class ScriptedModel(Provider):
         json_schema: dict[str, Any] | None = None,
         reuse_prefix: Reusable = "",
     ) -> ChatResult:
-        if json_schema == prompts.DISTRACTOR_SCHEMA:
+        if json_schema == prompts.QUESTION_ANSWER_SCHEMA:
+            # No usable question with its own answer: the answer-aware attempts follow.
+            data: dict[str, Any] = {"question": "", "answer": ""}
+        elif json_schema == prompts.DISTRACTOR_SCHEMA:
             last = messages[-1]
             self.distractor_requests.append(
                 last["content"] if isinstance(last, dict) else last.content
             )
-            data: dict[str, Any] = {"wrong_answers": self.script.wrong}
+            data = {"wrong_answers": self.script.wrong}
         else:
             data = {"question": self.stems.pop(0)}
         return ChatResult(text=json.dumps(data), model="scripted-model", data=data)
@@ -172,7 +175,9 @@ def _build(
         qa_knows_kinds=qa_knows_kinds,
         passage_terms=passage_terms or {},
     )
-    built = build_candidates(_target(script.fact, key, kind), "mcq", len(script.stems), ctx)
+    # One attempt more than the scripted stems: the first writes a question with its own
+    # answer (here none usable), the rest are the scripted answer-aware questions.
+    built = build_candidates(_target(script.fact, key, kind), "mcq", len(script.stems) + 1, ctx)
     options = [[o.text for o in c.options if not o.is_key] for c in built.candidates]
     return options, model
 
@@ -311,7 +316,7 @@ def test_a_word_the_passage_gives_twice_is_offered_once() -> None:
         passage_answers=["Ganges", "Nile", "Egypt", "Ganges"],
         passage_terms={"Ganges": None},
     )
-    (item,) = build_candidates(_target(NILE_FACT, "Nile", "entity"), "mcq", 1, ctx).candidates
+    (item,) = build_candidates(_target(NILE_FACT, "Nile", "entity"), "mcq", 2, ctx).candidates
     assert sorted(o.text for o in item.options if not o.is_key) == [
         "Amazon",
         "Ganges",
@@ -340,7 +345,7 @@ CHANNEL = Script(
 def _channel_build(qa_knows_kinds: bool) -> tuple[list[str], list[str], ScriptedModel]:
     model = ScriptedModel(CHANNEL)
     ctx = _context(model, CHANNEL_FACT, qa=model, qa_knows_kinds=qa_knows_kinds)
-    built = build_candidates(_target(CHANNEL_FACT, "abrasion", "term"), "mcq", 2, ctx)
+    built = build_candidates(_target(CHANNEL_FACT, "abrasion", "term"), "mcq", 3, ctx)
     return [c.stem for c in built.candidates], built.notes, model
 
 
@@ -367,7 +372,7 @@ def test_the_keys_fellow_members_in_its_own_sentence_are_right_too() -> None:
     the same of all three); asked from another sentence they are wrong answers (the test
     above)."""
     ctx = _context(ScriptedModel(DELTAS), DELTAS_FACT)
-    (item,) = build_candidates(_target(DELTAS_FACT, "Nile", "entity"), "mcq", 1, ctx).candidates
+    (item,) = build_candidates(_target(DELTAS_FACT, "Nile", "entity"), "mcq", 2, ctx).candidates
     assert sorted(o.text for o in item.options if not o.is_key) == ["Amazon", "Danube", "Thames"]
     dropped = {d["text"]: d["reason"] for d in item.provenance["distractors_dropped"]}
     assert "right too" in dropped["Mississippi"] and "right too" in dropped["Ganges"]

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from quizsmith.domain import Passage
-from quizsmith.generation.builder import BuildContext, build_candidates
+from quizsmith.generation import prompts
+from quizsmith.generation.builder import TOGETHER, BuildContext, build_candidates
 from quizsmith.generation.target import Target
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
@@ -29,7 +30,7 @@ class ScriptedWriter(Provider):
     can_chat = True
     is_local = False
 
-    def __init__(self, questions: list[str]):
+    def __init__(self, questions: list[str | tuple[str, str]]):
         self.questions = list(questions)
         self.calls = 0
 
@@ -39,7 +40,8 @@ class ScriptedWriter(Provider):
 
     def _next(self) -> str:
         self.calls += 1
-        return self.questions.pop(0)
+        question = self.questions.pop(0)
+        return question if isinstance(question, str) else question[0]
 
     def chat(
         self,
@@ -52,7 +54,13 @@ class ScriptedWriter(Provider):
         json_schema: dict[str, Any] | None = None,
         reuse_prefix: Reusable = "",
     ) -> ChatResult:
-        data = {"question": self._next()}
+        if json_schema == prompts.QUESTION_ANSWER_SCHEMA:
+            # A (question, answer) pair scripted for it; a bare question has no answer.
+            pair = self.questions[0]
+            answer = pair[1] if isinstance(pair, tuple) else ""
+            data = {"question": self._next(), "answer": answer}
+        else:
+            data = {"question": self._next()}
         return ChatResult(text=json.dumps(data), model="scripted-writer", data=data)
 
     def complete(
@@ -91,11 +99,64 @@ def short_candidates(profile: str, questions: list[str], k: int = 3) -> tuple[li
 
 
 def test_a_chat_generator_writes_every_candidate() -> None:
-    asked = ["When was the library completed?", "In which year was the library finished?"]
-    stems, (methods, calls) = short_candidates("chat", [*asked, "What year saw it completed?"])
-    assert stems == [*asked, "What year saw it completed?"]
-    assert methods == ["model"] * 3 and calls == 3
+    # The first call writes the question with its own answer, the others ask for the key.
+    together = ("When was the library completed?", "1963")
+    asked = ["In which year was the library finished?", "What year saw it completed?"]
+    stems, (methods, calls) = short_candidates("chat", [together, *asked])
+    assert stems == [together[0], *asked]
+    assert methods == [TOGETHER, "model", "model"] and calls == 3
     assert RULE_STEM not in stems
+
+
+ARCHITECT_FACT = "The library was completed in 1963 by the architect Alvar Aalto."
+
+
+def keys_and_notes(
+    questions: list[str | tuple[str, str]], made: set[str] | None = None
+) -> tuple[list[str], list[str]]:
+    writer = ScriptedWriter(questions)
+    ctx = BuildContext(
+        passage=Passage(text=ARCHITECT_FACT),
+        generator=writer,
+        profile="chat",
+        embed=None,
+        qa=None,
+        cancel=CancelToken(),
+        difficulty=None,
+        seed=0,
+        made_keys=made or set(),
+    )
+    year = Target(ARCHITECT_FACT, 0, "1963", ARCHITECT_FACT.index("1963"), "date", 0, 1.0)
+    built = build_candidates(year, "short", 2, ctx)
+    return [c.key for c in built.candidates], built.notes
+
+
+def test_the_key_follows_the_answer_the_model_wrote_with_its_question() -> None:
+    # The model asked for another whole constituent of the fact: the key follows it, and the
+    # next attempt asks for that key too.
+    keys, notes = keys_and_notes(
+        [("Which architect completed the library?", "Alvar Aalto"), "Who designed it?"]
+    )
+    assert keys == ["Alvar Aalto", "Alvar Aalto"]
+    assert any("the key follows it" in n for n in notes)
+
+
+def test_an_answer_that_is_no_whole_phrase_of_the_fact_drops_the_question() -> None:
+    # A cut through the clause is no constituent: the question goes, the target stays.
+    keys, notes = keys_and_notes(
+        [("What happened to the library?", "completed in 1963 after"), "When was it completed?"]
+    )
+    assert keys == ["1963"]
+    assert "no phrase of the fact" in notes[0]
+
+
+def test_a_key_already_made_is_not_followed() -> None:
+    keys, notes = keys_and_notes(
+        [("Which architect completed it?", "Alvar Aalto"), "When was it completed?"],
+        {"alvar aalto"},
+    )
+    assert keys == ["1963"]
+    assert "no phrase of the fact" in notes[0]
 
 
 def test_no_rule_question_stands_in_when_every_chat_attempt_fails() -> None:

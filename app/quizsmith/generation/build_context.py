@@ -34,6 +34,9 @@ class BuildContext:
     #: playwright?"): one large enough for chat prompts can, the tiny ones cannot
     #: (`dis.kind_reading`).
     qa_knows_kinds: bool = False
+    #: Keys this run made or the teacher ruled out (casefolded): a question the model writes
+    #: with its own answer is not kept for one of them (`builder._questions`).
+    made_keys: set[str] = field(default_factory=set)
 
     @property
     def judge(self) -> Provider | None:

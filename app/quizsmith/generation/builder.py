@@ -22,6 +22,7 @@ from quizsmith.generation.build_context import BuildContext as BuildContext
 from quizsmith.generation.build_context import BuildStep as BuildStep
 from quizsmith.generation.build_context import BuildSteps as BuildSteps
 from quizsmith.generation.build_context import Built as Built
+from quizsmith.generation.constituent_targets import followed_target
 from quizsmith.generation.prompts import PROMPT_VERSION
 from quizsmith.generation.target import Target, written_without_spaces
 
@@ -124,9 +125,17 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     read: dict[str, float] = {}  # the key's reading as each kind a question asks for
     # The distractors of a multiple-choice item are one more model call.
     parts = k + (1 if item_type == "mcq" else 0)
-    # A chat generator gets all k attempts and no rule-made question (CHAT_PROFILE).
+    # A chat generator gets all k attempts and no rule-made question (CHAT_PROFILE); its
+    # first writes the question with its own answer, which the target follows where that
+    # answer is a whole constituent of the fact (`_together`).
     rule_attempt = -1 if ctx.profile == CHAT_PROFILE else RULE_ATTEMPT
-    for attempt in range(k):
+    first = 0
+    if ctx.profile == CHAT_PROFILE and target.kind != "pinned" and k > 0:
+        yield BuildStep(f"writing question 1 of {k}", 0.0)
+        ctx.cancel.raise_if_cancelled()
+        target = _together(target, ctx, built, stems)
+        first = 1
+    for attempt in range(first, k):
         if len(stems) >= keep:
             break
         yield BuildStep(f"writing question {attempt + 1} of {k}", attempt / parts)
@@ -145,7 +154,7 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
                 target.answer,
                 difficulty=ctx.difficulty,
                 seed=seed,
-                temperature=0.0 if attempt == 0 else CANDIDATE_TEMPERATURE,
+                temperature=0.0 if attempt == first else CANDIDATE_TEMPERATURE,
             )
         )
         if written.text is None:
@@ -227,6 +236,39 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
             )
         )
     return built
+
+
+#: The method a question written with its own answer records (`_together`).
+TOGETHER = "model: question and answer together"
+
+
+def _together(
+    target: Target, ctx: BuildContext, built: Built, stems: list[tuple[int, str, float, str]]
+) -> Target:
+    """The model's question with its own answer for the target's fact: kept (in `stems`,
+    the target then following its answer) where the answer is a whole constituent of the
+    fact not asked before and the question passes the checks; else noted, target unchanged."""
+    started = time.perf_counter()
+    written, answer = writer.propose_question_and_answer(
+        ctx.generator, target.fact, difficulty=ctx.difficulty, seed=ctx.seed
+    )
+    followed = followed_target(ctx.analysis, target, answer, ctx.made_keys)
+    if written.text is None:
+        built.notes.append(f"question 1 dropped: {written.reason}")
+    elif followed is None:
+        built.notes.append(
+            f"question 1 dropped: its answer {answer!r} is no phrase of the fact to ask for"
+        )
+    elif ctx.judge and (
+        why := dis.key_of_another_kind(ctx.judge, written.text, followed.answer, {})
+    ):
+        built.notes.append(f"question 1 dropped: {why}")
+    else:
+        if followed.answer != target.answer:
+            built.notes.append(f"the model asked for {followed.answer!r}; the key follows it")
+        stems.append((ctx.seed, written.text, started, TOGETHER))
+        return followed
+    return target
 
 
 def _rule_stem(target: Target) -> writer.Written:

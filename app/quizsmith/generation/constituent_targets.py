@@ -9,10 +9,12 @@ says why they stay).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Final
 
 from quizsmith.generation.analysis import Constituent, PassageAnalysis, fact_sentences
 from quizsmith.generation.target import Target, TargetKind
+from quizsmith.metrics.squad import normalize_answer
 
 #: A constituent's kind as a target's: what choose_targets varies and scores by.
 _TARGET_KIND: Final[dict[str, TargetKind]] = {
@@ -77,6 +79,23 @@ def concept_targets(analysis: PassageAnalysis, concepts: Iterable[str]) -> list[
                 targets.append(_target(c, sentence.text, sentence.start, "concept", score))
                 break
     return targets
+
+
+def followed_target(
+    analysis: PassageAnalysis, target: Target, answer: str, avoid: set[str]
+) -> Target | None:
+    """`target` with the answer a model wrote for its fact, where that answer is a whole
+    constituent of the fact (case, articles and punctuation aside) not in `avoid` (keys
+    already asked, casefolded); None where it is none."""
+    wanted = normalize_answer(answer)
+    if not wanted:
+        return None
+    for c in analysis.constituents:
+        inside = target.fact_start <= c.start and c.end <= target.fact_end
+        if inside and normalize_answer(c.text) == wanted and c.text.casefold() not in avoid:
+            kind = _TARGET_KIND[c.kind]
+            return replace(target, answer=c.text, answer_start=c.start, kind=kind)
+    return None
 
 
 def _target(c: Constituent, fact: str, fact_start: int, kind: TargetKind, score: float) -> Target:

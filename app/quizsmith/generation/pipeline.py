@@ -129,6 +129,7 @@ def generate_items(
             passage_answers=_unique(t.answer for t in targets),
             passage_terms=dict(analysis.terms),
             qa_knows_kinds=qa is not None and writer.profile_for(qa, settings) == "chat",
+            made_keys={a.casefold() for a in request.avoid_answers},
         )
         metric_ctx = MetricContext(
             settings=settings,
@@ -139,6 +140,10 @@ def generate_items(
         for index, target in enumerate(targets):
             if len(result.items) >= n:
                 break
+            if target.kind != "pinned" and target.answer.casefold() in ctx.made_keys:
+                # An earlier question written with its own answer took this key.
+                result.dropped.append(f"{target.answer!r}: an earlier item's key already")
+                continue
             item_type = request.types[len(result.items) % len(request.types)]
             done = len(result.items)
             label = f"Item {done + 1}/{n}"
@@ -188,6 +193,7 @@ def generate_items(
                 scoring = score_kept(best, metric_ctx, label)
                 yield from _spread(scoring, runs, done, n, RANKED_SHARE, 1.0)
             best.alternatives = alternatives
+            ctx.made_keys.add(best.key.casefold())
             reason = set_aside_reason(best)
             if reason and index + 1 < len(targets):
                 # Measured on the standard profile (docs/generation.md): most items with

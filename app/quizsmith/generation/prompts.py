@@ -31,6 +31,15 @@ STEM_SCHEMA: Final[dict[str, Any]] = {
     "required": ["question"],
 }
 
+QUESTION_ANSWER_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "question": {"type": "string", "minLength": 8, "maxLength": 200},
+        "answer": {"type": "string", "minLength": 1, "maxLength": 80},
+    },
+    "required": ["question", "answer"],
+}
+
 DISTRACTOR_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
     "properties": {
@@ -145,6 +154,33 @@ def stem_chat(fact: str, answer: str, difficulty: str | None) -> list[dict[str, 
             f"the answer. Examples:\n\n{shots}\n\n{STEM_CHAT_HEAD_END}{fence(fact)}\n"
             f"Answer: {answer}\n\nWrite one such question whose correct answer is exactly "
             f'the answer above.{hint} Reply as JSON with the key "question".',
+        },
+    ]
+
+
+def question_and_answer_chat(fact: str, difficulty: str | None) -> list[dict[str, str]]:
+    """The model writes a question and its answer together: it asks what it can ask well,
+    and the answer must be a phrase of the material (the builder checks it is a whole
+    constituent of the sentence). The same worked examples as `stem_chat`, answer last."""
+    hint = DIFFICULTY_HINTS.get(difficulty or "", "")
+    hint = f" {hint}" if hint else ""
+    shots = "\n\n".join(
+        f"{fence(shot_fact)}\nQuestion: {question}\nAnswer: {shot_answer}"
+        for shot_fact, shot_answer, question in _STEM_SHOTS
+    )
+    return [
+        {
+            "role": "system",
+            "content": f"You write clear quiz questions for school students. {FENCE_NOTE}",
+        },
+        {
+            "role": "user",
+            "content": "Good quiz questions ask about one thing the study material states, "
+            "make sense on their own to a student who does not see it, and are answered by a "
+            f"short phrase copied from it. Examples:\n\n{shots}\n\n{STEM_CHAT_HEAD_END}"
+            f"{fence(fact)}\n\nWrite one such question and its answer, a short phrase copied "
+            f'exactly from the material.{hint} Reply as JSON with the keys "question" and '
+            '"answer".',
         },
     ]
 

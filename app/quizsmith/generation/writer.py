@@ -95,6 +95,33 @@ def write_stem(
     return Written(None if reason else stem, reason, result.seconds, raw)
 
 
+def propose_question_and_answer(
+    provider: Provider, fact: str, *, difficulty: str | None, seed: int
+) -> tuple[Written, str]:
+    """A chat generator's question about `fact` written with its own answer: (the question,
+    checked as `write_stem` checks one, against that answer; the answer as written)."""
+    messages = prompts.question_and_answer_chat(fact, difficulty)
+    content = messages[-1]["content"]
+    try:
+        result = provider.chat(
+            messages,
+            max_tokens=140,
+            temperature=0.0,
+            seed=seed,
+            json_schema=prompts.QUESTION_ANSWER_SCHEMA,
+            reuse_prefix=content.split(prompts.STEM_CHAT_HEAD_END)[0] + prompts.STEM_CHAT_HEAD_END,
+        )
+    except OutputParseError as exc:
+        return Written(None, f"the model's answer did not parse ({exc.message})"), ""
+    data: Any = result.data
+    if not isinstance(data, dict):
+        return Written(None, "the model wrote no question and answer", result.seconds), ""
+    stem = clean_line(str(data.get("question", "")))
+    answer = " ".join(str(data.get("answer", "")).split())
+    reason = stem_problem(stem, answer, fact) if answer else "the model wrote no answer"
+    return Written(None if reason else stem, reason, result.seconds, result.text), answer
+
+
 #: What a prompt calls the passage, which must never reach a student: "Which volcanic feature
 #: is mentioned in the fact ...?" (issue 44). The issue's own requirement, not a guess at
 #: language: a stem that names these words speaks of a source the student does not see.
