@@ -98,15 +98,29 @@ def test_a_year_question_needs_a_year_as_its_key() -> None:
     ("fact", "answer"),
     [
         ("The cheetah is the fastest land animal.", "fastest"),
-        ("She gives a speech every year.", "speech"),
-        ("He joined the army in 1940.", "army"),
         ("There are seven continents.", "seven"),
         ("This theory posits that light is a wave.", "theory"),
     ],
 )
 def test_no_rule_made_question_after_a_determiner_or_there_are(fact: str, answer: str) -> None:
-    # "the what fastest", "a what", "There are how many": no grammatical question comes of it.
+    # "the what fastest" (the determiner is of a phrase the answer only begins), "There are
+    # how many": no grammatical question comes of it.
     assert writer.wh_question(fact, answer, fact.index(answer)) is None
+
+
+@pytest.mark.parametrize(
+    ("fact", "answer", "question"),
+    [
+        ("She gives a speech every year.", "speech", "She gives what every year?"),
+        ("He joined the army in 1940.", "army", "He joined what in 1940?"),
+    ],
+)
+def test_the_question_phrase_takes_the_place_of_the_answers_own_determiner(
+    fact: str, answer: str, question: str
+) -> None:
+    # The analysis gives noun phrases without their determiner: the parse says the
+    # determiner is the answer's own, so "what" replaces both.
+    assert writer.wh_question(fact, answer, fact.index(answer)) == question
 
 
 @pytest.mark.parametrize(

@@ -53,10 +53,14 @@ def test_the_key_is_used_and_written_nowhere(
         # Generation and the NACo qa model go through the API endpoint; the rest stays local.
         s.roles["generator"] = "endpoint:school"
         s.roles["qa"] = "endpoint:school"
+        # A 135M model behind the endpoint: the few-shot prompts it can follow, as the
+        # settings' per-model profile override gives them (an API model is "chat" otherwise,
+        # and a chat generator gets no rule-made question to fall back on).
+        s.metrics["profiles"] = {"smollm2": "fewshot"}
         settings_path = settings_mod.save(s)
         try:
-            # Two candidates per fact: the model's question (via the API; a 135M model's JSON
-            # is often unusable) and the rule-made one, so items are made either way.
+            # Two candidates per fact: the model's question (via the API) and the rule-made
+            # one, so items are made either way.
             # One item: the point is where the key goes, not how many items a 135M model
             # writes (the rule-made question cannot ask for every answer the analysis finds).
             code = main(["generate", str(passage), "-n", "1", "--bank", str(bank_path),

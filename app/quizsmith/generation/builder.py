@@ -135,10 +135,12 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
         ctx.cancel.raise_if_cancelled()
         target = _together(target, ctx, built, stems)
         first = 1
-    for attempt in range(first, k):
+    # At least one answer-aware attempt after a dropped question with its own answer, so that
+    # one candidate (`--candidates 1`) is never left to that attempt alone.
+    for attempt in range(first, max(k, first + 1)):
         if len(stems) >= keep:
             break
-        yield BuildStep(f"writing question {attempt + 1} of {k}", attempt / parts)
+        yield BuildStep(f"writing question {attempt + 1} of {max(k, first + 1)}", attempt / parts)
         # After the announcement: a Cancel pressed while it was shown stops before the call.
         ctx.cancel.raise_if_cancelled()
         started = time.perf_counter()

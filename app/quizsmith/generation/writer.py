@@ -190,6 +190,23 @@ _NO_QUESTION_PHRASE_AFTER = re.compile(
 )
 
 
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|that|these|those)$", re.IGNORECASE)
+
+
+def _determiner_of(fact: str, answer_at: int, length: int) -> bool:
+    """Whether the word before the answer is the determiner of the answer's own noun (the
+    parse says so: "the University of Notre Dame"), not of a phrase the answer only begins
+    ("the fastest land animal" for the answer "fastest")."""
+    from quizsmith.generation.analysis import pipeline
+
+    doc = pipeline()(fact)
+    inside = [t for t in doc if answer_at <= t.idx < answer_at + length]
+    before = [t for t in doc if t.idx < answer_at]
+    if not inside or not before or before[-1].dep_ not in ("det", "poss"):
+        return False
+    return before[-1].head.i in {t.i for t in inside}
+
+
 def _date_noun(answer: str) -> str:
     """What a date key is asked as: "date" where it names a day ("15 January 1954"), "month
     and year" where it names a month of a year ("August 1999": "in what date" reads badly)."""
@@ -209,6 +226,11 @@ def wh_question(fact: str, answer: str, answer_at: int) -> str | None:
         return None
     kind = kind_of(answer)
     before, after = fact[:answer_at].rstrip(), fact[answer_at + len(answer) :].lstrip()
+    # The analysis's answers are noun phrases without their determiner ("the University of
+    # Notre Dame": "University of Notre Dame"): the question phrase takes the determiner's
+    # place too ("... of what?", not "... of the what?").
+    if _DETERMINER_BEFORE.search(before) and _determiner_of(fact, answer_at, len(answer)):
+        before = _DETERMINER_BEFORE.sub("", before).rstrip()
     if _NO_QUESTION_PHRASE_AFTER.search(before):
         return None
     if len(before.split()) <= 1 and after.startswith(","):
