@@ -7,15 +7,22 @@ shares of each verdict with a 95% interval from resampling whole passages (10,00
 seed 0): the items of one passage are not independent, so the passage is the unit.
 
     .venv/bin/python bench/readings.py [docs/generation.md]
+
+To write the readings of a new run: `bench/readings.py --items bench/results/generation.json
+PROFILE VERDICTS` prints one line per item of that profile, in the form above, with the
+verdicts of VERDICTS ("N|usable|", "N|needs a fix|why", "N|bad|why"; N counts the profile's
+items in order), to paste under the profile's heading.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "generation.md"
 VERDICTS = ("usable", "needs a fix", "bad")
@@ -51,7 +58,44 @@ def share_interval(by_passage: dict[str, list[str]], verdict: str) -> tuple[floa
     return share(groups), shares[int(0.025 * RESAMPLES)], shares[int(0.975 * RESAMPLES) - 1]
 
 
+def item_lines(
+    results: dict[str, Any], profile: str, verdicts: dict[int, tuple[str, str]]
+) -> list[str]:
+    """One docs line per item of `profile` in a bench/generation.py results file."""
+    lines = []
+    items = [(run, item) for run in results[profile]["runs"] for item in run["shown"]]
+    for n, (run, item) in enumerate(items, 1):
+        method = str(item.get("stem_method", ""))
+        source = (
+            "rule"
+            if method.startswith("rule")
+            else "model, with its answer"
+            if "together" in method
+            else "model"
+        )
+        wrong = "; ".join(item["distractors"]) or "none"
+        estimate = "not scored" if item["overall"] is None else f"{item['overall']:.0%}"
+        line = (
+            f"{n}. ({run['passage']}, {source}) {item['stem']} Key: *{item['key']}*; wrong: "
+            f"{wrong}. Overall {estimate}, flags {', '.join(item['flags']) or 'none'}."
+        )
+        if n in verdicts:
+            verdict, why = verdicts[n]
+            line += " Reading: " + ("**usable**." if verdict == "usable" else f"{verdict}: {why}")
+        lines.append(line)
+    return lines
+
+
 def main() -> None:
+    if len(sys.argv) == 5 and sys.argv[1] == "--items":
+        results = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))["results"]
+        verdicts = {}
+        for row in Path(sys.argv[4]).read_text(encoding="utf-8").splitlines():
+            if row.strip():
+                n, verdict, why = [*row.split("|", 2), ""][:3]
+                verdicts[int(n)] = (verdict.strip(), why.strip())
+        print("\n".join(item_lines(results, sys.argv[3], verdicts)))
+        return
     doc = Path(sys.argv[1]) if len(sys.argv) > 1 else DOC
     print("| profile | passages | items | usable as written | needs a fix | bad |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
