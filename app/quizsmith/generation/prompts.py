@@ -136,36 +136,41 @@ def stem_chat(fact: str, answer: str, difficulty: str | None) -> list[dict[str, 
     # show what a good quiz question is; and no word of the prompt names the material as "the
     # fact" or "the text": the 1.5B model copied such words into questions ("Which volcanic
     # feature is mentioned in the fact ...?", issue 44).
-    hint = DIFFICULTY_HINTS.get(difficulty or "", "")
-    hint = f" {hint}" if hint else ""
-    shots = "\n\n".join(
-        f"{fence(shot_fact)}\nAnswer: {shot_answer}\nQuestion: {question}"
-        for shot_fact, shot_answer, question in _STEM_SHOTS
+    return _question_messages(
+        "Good quiz questions ask for exactly the given answer, make sense on their own to a "
+        "student who does not see the study material, and do not contain the answer.",
+        "{fact}\nAnswer: {answer}\nQuestion: {question}",
+        f"{fence(fact)}\nAnswer: {answer}\n\nWrite one such question whose correct answer "
+        "is exactly the answer above.",
+        difficulty,
+        'Reply as JSON with the key "question".',
     )
-    return [
-        {
-            "role": "system",
-            "content": f"You write clear quiz questions for school students. {FENCE_NOTE}",
-        },
-        {
-            "role": "user",
-            "content": "Good quiz questions ask for exactly the given answer, make sense on "
-            "their own to a student who does not see the study material, and do not contain "
-            f"the answer. Examples:\n\n{shots}\n\n{STEM_CHAT_HEAD_END}{fence(fact)}\n"
-            f"Answer: {answer}\n\nWrite one such question whose correct answer is exactly "
-            f'the answer above.{hint} Reply as JSON with the key "question".',
-        },
-    ]
 
 
 def question_and_answer_chat(fact: str, difficulty: str | None) -> list[dict[str, str]]:
     """The model writes a question and its answer together: it asks what it can ask well,
     and the answer must be a phrase of the material (the builder checks it is a whole
     constituent of the sentence). The same worked examples as `stem_chat`, answer last."""
+    return _question_messages(
+        "Good quiz questions ask about one thing the study material states, make sense on "
+        "their own to a student who does not see it, and are answered by a short phrase "
+        "copied from it.",
+        "{fact}\nQuestion: {question}\nAnswer: {answer}",
+        f"{fence(fact)}\n\nWrite one such question and its answer, a short phrase copied "
+        "exactly from the material.",
+        difficulty,
+        'Reply as JSON with the keys "question" and "answer".',
+    )
+
+
+def _question_messages(
+    rules: str, shot: str, task: str, difficulty: str | None, reply: str
+) -> list[dict[str, str]]:
+    """A chat question prompt: the rules, the worked examples (`shot` formats each), then,
+    after STEM_CHAT_HEAD_END, the item's own `task`, the difficulty hint and the reply form."""
     hint = DIFFICULTY_HINTS.get(difficulty or "", "")
-    hint = f" {hint}" if hint else ""
     shots = "\n\n".join(
-        f"{fence(shot_fact)}\nQuestion: {question}\nAnswer: {shot_answer}"
+        shot.format(fact=fence(shot_fact), answer=shot_answer, question=question)
         for shot_fact, shot_answer, question in _STEM_SHOTS
     )
     return [
@@ -175,14 +180,17 @@ def question_and_answer_chat(fact: str, difficulty: str | None) -> list[dict[str
         },
         {
             "role": "user",
-            "content": "Good quiz questions ask about one thing the study material states, "
-            "make sense on their own to a student who does not see it, and are answered by a "
-            f"short phrase copied from it. Examples:\n\n{shots}\n\n{STEM_CHAT_HEAD_END}"
-            f"{fence(fact)}\n\nWrite one such question and its answer, a short phrase copied "
-            f'exactly from the material.{hint} Reply as JSON with the keys "question" and '
-            '"answer".',
+            "content": f"{rules} Examples:\n\n{shots}\n\n{STEM_CHAT_HEAD_END}{task}"
+            + (f" {hint}" if hint else "")
+            + f" {reply}",
         },
     ]
+
+
+def chat_head(content: str) -> str:
+    """The part of a chat question prompt's user message that is the same for every item
+    (rules and examples): what a local model keeps the state of."""
+    return content.split(STEM_CHAT_HEAD_END)[0] + STEM_CHAT_HEAD_END
 
 
 def distractors_fewshot(question: str, answer: str) -> str:

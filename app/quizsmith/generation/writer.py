@@ -66,8 +66,7 @@ def write_stem(
                 # The system message and template before the fact are kept; the whole request
                 # serves the target's next attempts, which ask the same with another seed.
                 reuse_prefix=(
-                    messages[-1]["content"].split(prompts.STEM_CHAT_HEAD_END)[0]
-                    + prompts.STEM_CHAT_HEAD_END,
+                    prompts.chat_head(messages[-1]["content"]),
                     Transient(messages[-1]["content"]),
                 ),
             )
@@ -109,7 +108,7 @@ def propose_question_and_answer(
             temperature=0.0,
             seed=seed,
             json_schema=prompts.QUESTION_ANSWER_SCHEMA,
-            reuse_prefix=content.split(prompts.STEM_CHAT_HEAD_END)[0] + prompts.STEM_CHAT_HEAD_END,
+            reuse_prefix=prompts.chat_head(content),
         )
     except OutputParseError as exc:
         return Written(None, f"the model's answer did not parse ({exc.message})"), ""
