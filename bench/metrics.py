@@ -1,6 +1,10 @@
 """Benchmark: seconds per item for each metric on the bundled models, and for the "live" set
 (overall, NACo k=1 and KDA with the default solvers) that re-scores an item as a teacher edits.
 
+Why this module is long: the per-metric times, the live set's scenarios and the live chips
+after a stem edit all time the same items through the same live order and write one kind of
+results section; apart, each would repeat the item building, the live order and the report.
+
 Items are real SQuAD questions from ../shared/data/naco (the reference question as the
 stem, a second human question as MRE's reference) built into 4-option MCQs with
 distractors of the same kind (number / name / other) taken from other items' answers.
@@ -17,6 +21,16 @@ time to the first chip and the overall estimate's share apart:
 
 `--metrics ""` times the live set only.
 
+`--live-chips` (issue 45, point 3: progressive live chips) times only what a teacher waits
+for after a stem edit on an MCQ, chip by chip: each item is first scored whole with the
+editor's live set (its passage read, as the editor's read-ahead does), then its stem is
+edited and the live set runs as the editor runs it (`score_items` with parts, the order of
+`live_order`), and the seconds from the start to the first chip (the quick estimate on the
+standard profile) and to each metric's result are recorded; medians in
+bench/results/live-chips[-<profile>].{json,md}. The target is on the standard profile:
+
+    .venv/bin/python bench/metrics.py --live-chips --profile standard --items 10
+
 Wall-clock medians per item; the first item of each metric is a warm-up (model loading) and
 is not counted. Results in bench/results/metrics.{json,md}.
 """
@@ -24,6 +38,7 @@ is not counted. Results in bench/results/metrics.{json,md}.
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import re
 import sys
@@ -38,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from quizsmith.domain import Item
 from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
-from quizsmith.operations.jobs import default_live_metrics, live_order
+from quizsmith.operations.jobs import default_live_metrics, live_for_item_type, live_order
 from quizsmith.providers.host_client import forget_kept_state
 from quizsmith.settings import PROFILE_ENV, PROFILES, Settings
 from support.squad import squad_mcqs
@@ -162,6 +177,105 @@ def overall_adds(
     return adds, without
 
 
+def live_chip_times(bench_items: list[Item], ctx: MetricContext) -> dict[str, list[float]]:
+    """Seconds from the start of the live re-score after a stem edit to each chip: "first
+    chip" (the estimate's quick estimate, or the first result) and each live metric's
+    result, as the item editor's live job delivers them (`score_draft_job`: `score_items`
+    with parts). Also "<metric>: not scored", 1.0 per draft the metric did not score. The
+    first item loads the models and is not counted."""
+    from quizsmith.metrics.runner import PartStep, ScoredStep, score_items
+
+    names = live_order(live_for_item_type(LIVE, "mcq"))
+    out: dict[str, list[float]] = {"first chip": []}
+    for name in names:
+        out.update({name: [], f"{name}: not scored": []})
+    for i, item in enumerate(bench_items):
+        # The opened item, scored whole first: the passage read, as the editor's read-ahead
+        # leaves it, and the stored scores the draft carries (they describe the old stem).
+        opened = copy.deepcopy(item)
+        for _event in score_items([opened], names, ctx):
+            pass
+        draft = stem_edited(copy.deepcopy(opened))
+        started = time.perf_counter()
+        first: float | None = None
+        for event in score_items([draft], names, ctx, parts=True):
+            seconds = time.perf_counter() - started
+            step = event.payload
+            if first is None and isinstance(step, PartStep | ScoredStep):
+                first = seconds
+            if isinstance(step, ScoredStep) and i:
+                out[step.result.metric].append(seconds)
+                out[f"{step.result.metric}: not scored"].append(float(not step.result.scored))
+        if i and first is not None:
+            out["first chip"].append(first)
+    return out
+
+
+def live_chips_markdown(
+    times: dict[str, list[float]], settings: Settings, command: str, n_items: int
+) -> str:
+    info = machine()
+    names = [n for n in times if n != "first chip" and not n.endswith(": not scored")]
+    md = [
+        "## Metrics: live chips after a stem edit (`bench/metrics.py --live-chips`)",
+        "",
+        f"Command: `.venv/bin/python {command}` at revision {git_revision()}, {info['date']}; "
+        f"{info['cpu']}, {info['logical_cpus']} logical CPUs, idle otherwise. The "
+        f"{settings.profile} profile's roles ({roles_in_words(settings)}); {n_items} SQuAD "
+        "MCQs after one warm-up item, each scored whole first (its passage read, as the "
+        'editor\'s read-ahead does), then its stem edited (", according to the passage?" '
+        f"appended). The live set in the order the editor runs it: {', '.join(names)}. "
+        "Seconds from the start of the re-score until each chip shows its result (the chips "
+        "fill in one after another in one job); medians.",
+        "",
+        "| chip | median s | min | max | not scored |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for name in ["first chip", *names]:
+        values = times[name]
+        if not values:
+            md.append(f"| {name} | – | – | – | – |")
+            continue
+        missed = times.get(f"{name}: not scored", [])
+        unscored = f"{int(sum(missed))} of {len(missed)}" if missed else ""
+        md.append(
+            f"| {name} | {median(values):.2f} | {min(values):.2f} | {max(values):.2f} | "
+            f"{unscored} |"
+        )
+    md += [
+        "",
+        "Target (issue 45, standard profile, 2 cores): Overall < 1.5 s, the EXAM-style "
+        "answerable chip with it (it reads the reader's answer of the estimate, no model "
+        "call), KDA < 4 s (medians).",
+        "",
+    ]
+    return "\n".join(md)
+
+
+def run_live_chips(args: argparse.Namespace, settings: Settings) -> None:
+    times = live_chip_times(items(args.items + 1), MetricContext(settings=settings))
+    command = f"bench/metrics.py --live-chips --items {args.items}"
+    if args.profile != "light":
+        command += f" --profile {args.profile}"
+    name = args.name
+    if name == "metrics":
+        name = "live-chips" + ("" if args.profile == "light" else f"-{args.profile}")
+    else:
+        command += f" --name {name}"
+    data = {
+        "machine": machine(),
+        "revision": git_revision(),
+        "items": args.items,
+        "threads": args.threads,
+        "profile": args.profile,
+        "live": LIVE,
+        "seconds": times,
+    }
+    text = live_chips_markdown(times, settings, command, args.items)
+    write_results(name, data, text)
+    print(text)
+
+
 METRICS = ["naco", "kda", "exam", "mirror", "mre"]
 
 
@@ -191,12 +305,21 @@ def main() -> None:
     parser.add_argument(
         "--name", default="metrics", help="results file name in bench/results (default metrics)"
     )
+    parser.add_argument(
+        "--live-chips",
+        action="store_true",
+        help="time only each live chip after a stem edit on an MCQ (issue 45; its target is "
+        "on --profile standard); results in live-chips[-<profile>] unless --name says",
+    )
     args = parser.parse_args()
     global LIVE
     # The live set and the model that orders it follow the profile as they would in the app.
     os.environ[PROFILE_ENV] = args.profile
     LIVE = live_order(default_live_metrics(args.profile))
     settings = Settings(profile=args.profile, n_threads=args.threads)
+    if args.live_chips:
+        run_live_chips(args, settings)
+        return
     bench_items = items(args.items + 1)
     ctx = MetricContext(settings=settings)
     per_metric: dict[str, list[float]] = {}

@@ -61,3 +61,11 @@ def test_an_unreadable_sidecar_puts_overall_last(used: object) -> None:
 
 def test_without_overall_the_order_is_kept() -> None:
     assert live_order(["kda", "naco", "kda"]) == ["kda", "naco"]
+
+
+def test_the_answerable_chip_runs_right_after_the_estimate_it_reads() -> None:
+    """Issue 45: it shows the reader's answer the estimate read, so it comes with the
+    estimate, before the slower chips; and after it where the estimate waits for them."""
+    assert live_order(["kda", "answerable", "overall"]) == ["overall", "answerable", "kda"]
+    _user_model(["naco.a", "sig.key_lp"])
+    assert live_order(["overall", "answerable", "naco"]) == ["naco", "overall", "answerable"]

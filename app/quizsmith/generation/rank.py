@@ -17,7 +17,7 @@ from quizsmith.jobs import Progress
 from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
 from quizsmith.metrics.runner import apply_result
-from quizsmith.quality.live_set import default_live_metrics
+from quizsmith.quality.live_set import estimate_live_metrics
 
 
 def rank_metrics(item_type: str) -> list[str]:
@@ -34,12 +34,14 @@ def kept_metrics(item_type: str, profile: str | None = None) -> list[str]:
     """The live metrics the kept item gets as well, so that it reaches the teacher scored as
     the item editor would score it: those that apply to its type and did not rank it, and
     again those that read the others (the overall estimate, last: a teacher's refitted model
-    may read NACo's and KDA's parts). An item type that is not ranked is not scored."""
+    may read NACo's and KDA's parts). An item type that is not ranked is not scored. Only
+    the estimate's live set: the editor's progressive chips (KDA on the standard profile,
+    quality/live_set.py) would cost every generated item their time."""
     ranked = set(rank_metrics(item_type))
     if not ranked:
         return []
     chosen = []
-    for name in default_live_metrics(profile):
+    for name in estimate_live_metrics(profile):
         cls = registry.get(name)
         types = cls.item_types if cls.generated_item_types is None else cls.generated_item_types
         if item_type in types and (name not in ranked or cls.reads_scores):

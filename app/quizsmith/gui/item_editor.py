@@ -4,10 +4,13 @@ Why this module is long: ItemEditor is one widget whose state (the draft, the li
 and its cancel token, the stored scores) every method reads: editing, live re-scoring, drafts,
 saving and deciding must agree on which text the scores shown describe.
 
-Every edit restarts an ~800 ms debounce timer; when it fires, the live metrics re-score a
-copy of the draft in a worker, and the token of any run still going is cancelled first, so
-a stale result is never shown. Saving writes the content and the scores computed for exactly
-that content in one operation (`operations.scores.save_edited_item`).
+Every edit cancels the live run still going (its chips describe text that is gone) and
+restarts an ~800 ms debounce timer; when it fires, the live metrics re-score a copy of the
+draft in one worker, the estimate first, and each chip is shown as its metric finishes
+(issue 45: Overall, then the "answerable" chip from the same reader's answer, then KDA on
+the standard profile). Until then a chip is greyed, never a number for older text: a result
+whose text differs from the fields' is dropped. Saving writes the content and the scores
+computed for exactly that content in one operation (`operations.scores.save_edited_item`).
 
 Unsaved edits are kept as a draft beside the item (`ItemBank.save_draft`) a short while
 after typing stops, so that closing the app or a crash loses nothing; opening the item again
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -123,24 +126,39 @@ class ChipRow(QWidget):
         settings: Settings | None,
         pending: Sequence[str] = (),
         parts: dict[str, str] | None = None,
+        stale: Collection[str] = (),
     ) -> None:
         """`parts`: for a pending metric, what its finished parts found so far (no number
-        until the whole metric is done)."""
+        until the whole metric is done). `stale`: metrics whose result on `item` describes
+        older text (edited since): greyed as out of date, never shown as a number (issue 45:
+        a chip never shows a value for older text)."""
         for metric, label in self.labels.items():
+            greyed = False
+            result = item.scores.get(metric) if item is not None else None
             if item is None:
                 text, level, tip = "–", "none", ""
             elif metric in pending:
                 part = (parts or {}).get(metric)
-                text, level = (f"… {part}" if part else "…"), "none"
+                text, level, greyed = (f"… {part}" if part else "…"), "none", True
                 tip = "Scoring the edited item…" + (f" So far: {part}." if part else "")
+            elif metric in stale and result is not None and result.scored:
+                text, level, greyed = "out of date", "none", True
+                tip = (
+                    f"{self.titles[metric]}: out of date. It was computed for the text before "
+                    "your edit; Explain or Score all scores this text (the live chips re-score "
+                    "by themselves)."
+                )
             else:
                 chip = chip_for(item, metric, settings)
                 text, level, tip = chip.text, chip.level, chip.tooltip
             label.setText(f"{self.titles[metric]} {text}")
             label.setToolTip(tip)
             label.setProperty("level", level)
+            label.setProperty("stale", greyed)
+            # Grey text on grey as well: an out-of-date chip must not read as a result.
+            ink = "#6b6b6b" if greyed else "#1d1d1d"
             label.setStyleSheet(
-                f"background:{LEVEL_COLORS[level]}; color:#1d1d1d; border-radius:8px;"
+                f"background:{LEVEL_COLORS[level]}; color:{ink}; border-radius:8px;"
                 " padding:2px 8px;"
             )
 
@@ -363,7 +381,11 @@ class ItemEditor(QWidget):
         chips = chip_metrics()
         shown = dict(chips)
         extra = [(m, metric_title(m)) for m in self._live_metrics if m not in shown]
-        self.chips.set_metrics([*chips, *extra])
+        # In the metrics' own order: the "answerable" chip (no table column) beside Overall,
+        # whose reader's answer it shows.
+        place = {cls.name: n for n, cls in enumerate(metric_registry.shown_order())}
+        row = sorted([*chips, *extra], key=lambda chip: place.get(chip[0], len(place)))
+        self.chips.set_metrics(row)
         self._refresh()
 
     # --- loading ----------------------------------------------------------------------------
@@ -391,7 +413,7 @@ class ItemEditor(QWidget):
             # stored scores describe the saved text.
             self.dirty = True
             self.draft_saved = kept[1]
-            self._pending = list(self._live_metrics)
+            self._pending = self._live_for_type()
             self._parts = {}
             self.timer.start()
         self.saved_fields = self.fields() if kept is None else self._fields_of(item)
@@ -531,10 +553,10 @@ class ItemEditor(QWidget):
                 if self.draft_saved:
                     note = " — <i>unsaved changes (kept as a draft)</i>"
             self.header.setText(f"<b>Item {where}</b> — {item.status}{note}")
-        self.chips.show_item(
-            item, self.settings, [*self._pending, *self._full_pending], self._parts
-        )
         stale = self.stale_metrics()
+        self.chips.show_item(
+            item, self.settings, [*self._pending, *self._full_pending], self._parts, stale
+        )
         # "Before your edit" only when there was one: Score all recomputes unedited text.
         why = "edited" if self.dirty else "recomputing"
         self.evidence.setHtml(evidence_html(item, stale, why) if item else "")
@@ -655,9 +677,12 @@ class ItemEditor(QWidget):
             self._back_to_saved()
             return
         self.dirty = True
+        # The chips still running describe text that is gone: stop them now, not when the
+        # debounce fires, so the models are free for the new text (issue 45).
+        self._cancel_live()
         # The old scores describe the old text: drop them until the re-score says otherwise.
         self.fresh_scores = set()
-        self._pending = list(self._live_metrics)
+        self._pending = self._live_for_type()
         self._parts = {}
         self.draft_saved = ""
         self.timer.start()  # restarts the debounce on every keystroke
@@ -697,20 +722,26 @@ class ItemEditor(QWidget):
         self._cancel_live()
         # Its model call in flight finishes first; the passage state it kept serves this run.
         self._cancel_read_ahead()
-        if draft is None or not self._live_metrics:
+        metrics = jobs.live_for_item_type(self._live_metrics, draft.type) if draft else []
+        if draft is None or not metrics:
             self._pending = []
             self._parts = {}
             self._refresh()
             return
         self.live_runs += 1
         self.live_signature = jobs.content_signature(draft)
-        worker = self.runner.start(
-            jobs.score_draft_job(draft, self._live_metrics, self.settings, self.bank)
-        )
+        # One job, the estimate first: each chip is shown as its metric finishes (Overall,
+        # then the answerable chip from the same reader's answer, then KDA), issue 45.
+        worker = self.runner.start(jobs.score_draft_job(draft, metrics, self.settings, self.bank))
         self.live_worker = worker
         worker.signals.progress.connect(self._live_progress)
         worker.signals.failed.connect(self._live_failed)
         worker.signals.done.connect(self._live_done)
+
+    def _live_for_type(self) -> list[str]:
+        """The live metrics an edit re-scores for the type now chosen (KDA: multiple choice
+        only); the others' chips go out of date until Explain or Score all."""
+        return jobs.live_for_item_type(self._live_metrics, self.item_type())
 
     def _cancel_live(self) -> None:
         if self.live_worker is not None:

@@ -145,6 +145,14 @@ class Metric:
     evidence_title: ClassVar[str] = ""
     #: Re-scored after every edit unless the teacher changes the live set.
     live_by_default: ClassVar[bool] = False
+    #: Model profiles on which the item editor also re-scores it after every edit by default,
+    #: after the estimate (issue 45's progressive chips: the estimate's chip comes first, then
+    #: these, `quality/live_set.py`). Unlike `live_by_default`, kept generated items are not
+    #: scored with it: it feeds no estimate, and generation would pay for it on every item.
+    live_profiles: ClassVar[tuple[str, ...]] = ()
+    #: Item types it is re-scored live on (None: all of its `item_types`); the others keep
+    #: their chip out of date after an edit until "Explain" or "Score all".
+    live_item_types: ClassVar[tuple[str, ...] | None] = None
     #: In the default set of batch scoring (`quizsmith score`, the main window's "Score").
     batch_by_default: ClassVar[bool] = False
     #: Run by the item editor's "Score all".

@@ -131,7 +131,12 @@ class KdaMetric(Metric):
     evidence_title: ClassVar[str] = "KDA"
     chip_label: ClassVar[str] = "KDA"
     chart_label: ClassVar[str] = "KDA_cont"
-    # Not live (issue 26): neither profile's shipped overall model reads it (quality/live_set.py).
+    # Not in the estimate's live set (issue 26): neither profile's shipped overall model reads
+    # it. A progressive chip after the estimate (issue 45, point 3, which asks for it on the
+    # standard profile and on multiple-choice items): there it judges the wrong answers, which
+    # the estimate does not read; elsewhere it stays on request.
+    live_profiles: ClassVar[tuple[str, ...]] = ("standard",)
+    live_item_types: ClassVar[tuple[str, ...] | None] = ("mcq",)
     batch_by_default: ClassVar[bool] = True
     # The overall estimate was fitted on questions, so KDA ranks true/false statements.
     rank_item_types: ClassVar[tuple[str, ...]] = ("tf",)

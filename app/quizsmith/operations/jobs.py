@@ -36,6 +36,7 @@ __all__ = [
     "default_live_metrics",
     "exam_check_job",
     "generate_job",
+    "live_for_item_type",
     "live_order",
     "load_passage_job",
     "metric_context",
@@ -52,28 +53,45 @@ JobFactory = Callable[[CancelToken], Generator[Progress, None, Any]]
 
 def default_live_metrics(profile: str | None = None) -> list[str]:
     """Metrics run after every edit until the teacher chooses: what feeds the headline
-    estimate (quality/live_set.py); the rest on request. The order they run in is
+    estimate and, on the standard profile, the progressive chips after it (the EXAM-style
+    "answerable", KDA; quality/live_set.py); the rest on request. The order they run in is
     `live_order`'s."""
     from quizsmith.quality.live_set import default_live_metrics as live_set
 
     return live_set(profile)
 
 
+def live_for_item_type(metrics: Sequence[str], item_type: str) -> list[str]:
+    """The live metrics an edit of an item of this type re-scores (KDA: multiple choice
+    only; quality/live_set.py)."""
+    from quizsmith.quality.live_set import live_for_item_type as for_type
+
+    return for_type(metrics, item_type)
+
+
 def live_order(metrics: Sequence[str]) -> list[str]:
     """The order the live metrics run in, so that chips fill in cheapest-informative first
     (issue 16). "overall" goes first when the active model reads none of the other live
     metrics (the shipped one reads only its own signals: about 0.5-1.7 s, against NACo's
-    4-5 s); otherwise last, since it reads their results (quality/metric.py)."""
+    4-5 s); otherwise last, since it reads their results (quality/metric.py). A metric that
+    reads the others' results besides the estimate (the "answerable" chip reads the reader's
+    answer from it) comes right after "overall", before the slower ones (issue 45)."""
+    from quizsmith.metrics import registry
     from quizsmith.quality.overall_model import metrics_read_by_active_model
 
     unique = list(dict.fromkeys(metrics))
     if "overall" not in unique:
         return unique
-    others = [m for m in unique if m != "overall"]
+
+    def reads_scores(name: str) -> bool:
+        return name in registry.names() and registry.get(name).reads_scores
+
+    after = [m for m in unique if m != "overall" and reads_scores(m)]
+    others = [m for m in unique if m != "overall" and m not in after]
     reads = metrics_read_by_active_model()
     if reads is not None and not reads & set(others):
-        return ["overall", *others]
-    return [*others, "overall"]
+        return ["overall", *after, *others]
+    return [*others, "overall", *after]
 
 
 def all_metrics() -> list[str]:
