@@ -12,6 +12,7 @@ a crash log and summarised in one line (exit 1). A teacher never sees a tracebac
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -840,6 +841,22 @@ def build_parser() -> argparse.ArgumentParser:
 _USES_MODELS = (_cmd_models, _cmd_generate, _cmd_exam, _cmd_score, _cmd_demo, _cmd_eval)
 
 
+class _StderrNotice(logging.Handler):
+    """Writes to the sys.stderr of the moment (a test's captured one included)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"warning: {record.getMessage()}", file=sys.stderr)
+
+
+def _show_bank_notices() -> None:
+    """What a bank file held that was removed (bank/foreign.py) is said on stderr, whichever
+    command opened the bank; the log file gets it too."""
+    from quizsmith.bank.foreign import NOTICES
+
+    if not any(isinstance(h, _StderrNotice) for h in NOTICES.handlers):
+        NOTICES.addHandler(_StderrNotice(logging.WARNING))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -852,6 +869,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from quizsmith.logs import setup_logging
 
         setup_logging()
+        _show_bank_notices()
         if args.func in _USES_MODELS and not getattr(args, "profile", None):
             _first_start()
         if args.command in MODEL_COMMANDS:

@@ -196,6 +196,8 @@ def _number(raw: Any, what: str) -> float:
         value = float(raw)
     except ValueError:
         raise ValueError(f"{what} must be a number; got {raw!r}.") from None
+    except OverflowError:  # an integer of 400 digits
+        raise ValueError(f"{what} must be a finite number.") from None
     if not math.isfinite(value):
         raise ValueError(f"{what} must be a finite number.")
     return value
@@ -313,15 +315,18 @@ class ScoreResult:
             if not isinstance(data.get(key, {}) or {}, dict):
                 raise ValueError(f"score {name}: {key!r} must be an object.")
         value = data.get("value")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            value = _number(value, f"score {name}: value")
         return cls(
             metric=str(name),
-            value=float(value) if isinstance(value, int) and not isinstance(value, bool) else value,
+            value=value,
             values=dict(data.get("values") or {}),
             evidence=dict(data.get("evidence") or {}),
             model_config=dict(data.get("model_config") or {}),
-            seconds=float(data.get("seconds") or 0.0),
-            not_scored_reason=data.get("not_scored_reason"),
-            created=data.get("created"),
+            # An infinite time was stored, then exported as `Infinity` (not JSON).
+            seconds=_number(data.get("seconds") or 0.0, f"score {name}: seconds"),
+            not_scored_reason=_text(data, "not_scored_reason"),
+            created=_text(data, "created"),
         )
 
 
@@ -583,9 +588,9 @@ class Item:
             passage=passage,
             status=str(data.get("status") or "draft"),
             difficulty=data.get("difficulty") or None,
-            subject=data.get("subject") or (passage.subject if passage else None),
+            subject=_text(data, "subject") or (passage.subject if passage else None),
             tags=_str_list(data, "tags"),
-            reference=data.get("reference") or None,
+            reference=_text(data, "reference") or None,
             provenance=provenance,
             flags=[Flag.from_dict(f) for f in flags_raw],
             scores={str(m): ScoreResult.from_dict(s, m) for m, s in scores_raw.items()},
@@ -593,7 +598,7 @@ class Item:
             accepted=[Accepted.from_dict(a) for a in accepted_raw],
             numeric=NumericKey.from_dict(numeric) if numeric is not None else None,
             media=[Media.from_dict(m) for m in media_raw],
-            created=data.get("created") or None,
+            created=_text(data, "created") or None,
         )
 
 
@@ -615,6 +620,15 @@ def _apply_credits(data: dict[str, Any], options: list[Option]) -> None:
         raise ValueError("'option_credits' must have one number per option.")
     for option, credit in zip(options, raw, strict=True):
         option.credit = 0.0 if option.is_key else _number(credit, "option credit")
+
+
+def _text(data: dict[str, Any], name: str) -> str | None:
+    """A field that holds text or nothing: a list or an object there (`"subject": ["a"]`)
+    used to reach the bank and fail there, past the file's line numbers."""
+    value = data.get(name)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name!r} must be text.")
+    return value
 
 
 def _str_list(data: dict[str, Any], name: str) -> list[str]:
@@ -660,16 +674,16 @@ def _passage_from(data: dict[str, Any]) -> Passage | None:
         return Passage(
             text=raw["text"],
             title=str(raw.get("title") or ""),
-            subject=raw.get("subject"),
-            source_file=raw.get("source_file"),
+            subject=_text(raw, "subject"),
+            source_file=_text(raw, "source_file"),
         )
     if not isinstance(raw, str):
         raise ValueError("'passage' must be the passage text.")
     return Passage(
         text=raw,
         title=str(data.get("passage_title") or ""),
-        subject=data.get("passage_subject", data.get("subject")),
-        source_file=data.get("passage_source"),
+        subject=_text(data, "passage_subject" if "passage_subject" in data else "subject"),
+        source_file=_text(data, "passage_source"),
     )
 
 

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from quizsmith.bank import schema
+from quizsmith.bank import foreign, schema
 from quizsmith.bank.errors import BankError, damaged_fix, translate
+from quizsmith.paths_guard import PathError, check_length, regular_or_absent
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 #: How long a connection waits for another writer (another process, or a checkpoint) before
@@ -39,6 +40,8 @@ class Probe:
     kind: FileKind
     writable: bool
     pending: tuple[str, ...] = ()
+    #: Triggers, views and indexes the schema does not define (`foreign.py`).
+    foreign: tuple[foreign.Foreign, ...] = ()
 
 
 def connect(path: Path, *, mode: str, immutable: bool = False) -> sqlite3.Connection:
@@ -86,9 +89,15 @@ def is_writable(path: Path) -> bool:
 
 def probe(path: Path) -> Probe:
     """What `path` is. Raises BankError for anything that must not be opened or overwritten."""
-    if path.is_dir():
-        raise BankError(f"{path} is a folder, not an item bank.", "Choose a bank file.")
-    if not path.exists():
+    try:
+        # Looked at with stat before anything opens it: opening a named pipe waits for a
+        # writer that never comes (`--bank f.qbank` hung), and a device is no bank.
+        exists = regular_or_absent(path, "The bank", "Choose a bank file (.qbank).")
+        # SQLite names its side files after the bank (NAME-journal, NAME-wal).
+        check_length(path.with_name(path.name + "-journal"), "The bank's journal")
+    except PathError as exc:
+        raise BankError(exc.message, exc.fix) from None
+    if not exists:
         return Probe(FileKind.MISSING, writable=os.access(path.parent, os.W_OK))
     writable = is_writable(path)
     try:
@@ -191,6 +200,16 @@ def _inspect(path: Path, db: Database, writable: bool) -> Probe:
         raise BankError(
             f"{path.name} is an SQLite database, but not a Quizsmith item bank.", NOT_A_BANK_FIX
         )
+    # Before any query reads a table: a view standing in a table's place would answer it
+    # (a recursive one never ends), so the migrations table is checked too.
+    replaced = foreign.replaced_tables(db.conn)
+    if replaced:
+        raise BankError(
+            f"{path.name} is not a bank Quizsmith can read: where the schema has a table it "
+            f"holds something else ({', '.join(replaced)}). Nothing in it was run or changed.",
+            "Restore the bank from a backup or a JSONL export; `quizsmith recover` copies "
+            "what is still stored in the bank's own tables into a new bank.",
+        )
     if schema.unknown_names(db):
         raise BankError(
             f"{path.name} was saved by a newer version of Quizsmith.",
@@ -208,4 +227,9 @@ def _inspect(path: Path, db: Database, writable: bool) -> Probe:
     broken = broken_references(db.conn)
     if broken:
         raise BankError(f"{path.name} is damaged ({broken}).", damaged_fix(path))
-    return Probe(FileKind.BANK, writable, tuple(schema.pending_names(db)))
+    return Probe(
+        FileKind.BANK,
+        writable,
+        tuple(schema.pending_names(db)),
+        tuple(foreign.foreign_objects(db.conn)),
+    )

@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from quizsmith.bank import records, search
+from quizsmith.bank import records, search, storable
 from quizsmith.bank.errors import BankError
 from quizsmith.domain import Item, Passage, Review, ScoreResult, utc_now
 from quizsmith.jobs import CancelToken, Job, Progress
+from quizsmith.paths_guard import PathError, regular_or_absent, remove_stale_temps, temp_sibling
 
 CHUNK = 500
 RECORD_KINDS = ("passage", "quiz", "names")
@@ -51,7 +52,12 @@ class ImportResult:
 
 
 def _line(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False) + "\n"
+    try:
+        return json.dumps(obj, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:
+        # A bank filled before imports refused them may hold an infinite number (a score's
+        # seconds): written as `Infinity` the line was no JSON, and the file failed to load.
+        return json.dumps(storable.finite(obj), ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def export_job(
@@ -60,8 +66,14 @@ def export_job(
     """Write the file through a temporary sibling and rename it into place, so a crash or a
     cancel never leaves a half-written export where the teacher expects a whole one."""
     where, params = ("WHERE status = ?", [status]) if status else ("", [])
+    try:
+        # Only a regular file is replaced: as root, `--out /dev/full` became a plain file.
+        regular_or_absent(path, "The export file")
+    except PathError as exc:
+        raise BankError(exc.message, exc.fix) from None
+    remove_stale_temps(path)
     total = conn.execute(f"SELECT count(*) FROM items {where}", params).fetchone()[0]
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = temp_sibling(path)
     written = 0
     try:
         with tmp.open("w", encoding="utf-8", newline="\n") as out:
@@ -166,6 +178,11 @@ def read_file(path: Path) -> ParsedFile:
     """Parse and check every line before anything is written, so that a bad line is reported
     by number and the bank is left exactly as it was."""
     try:
+        if not regular_or_absent(path, "The file to import", "Choose a JSONL file."):
+            raise BankError(f"{path} does not exist.", "Check the file name.")
+    except PathError as exc:
+        raise BankError(exc.message, exc.fix) from None
+    try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise BankError(f"{path} does not exist.", "Check the file name.") from None
@@ -178,11 +195,19 @@ def read_file(path: Path) -> ParsedFile:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = json.loads(raw, parse_constant=storable.no_constant)
         except json.JSONDecodeError as exc:
             raise _bad_line(path.name, number, f"not JSON ({exc.msg}).") from None
+        except (ValueError, RecursionError) as exc:
+            # An integer of more than 4,300 digits; NaN or Infinity; nesting deeper than
+            # Python's recursion limit.
+            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise _bad_line(path.name, number, f"not JSON Quizsmith can read ({why}).") from None
         if not isinstance(obj, dict):
             raise _bad_line(path.name, number, "not a JSON object.")
+        unstorable = storable.unstorable(obj)
+        if unstorable:
+            raise _bad_line(path.name, number, unstorable)
         kind = obj.get("record", "item")
         if kind == "item":
             parsed.items.append(_parse_item(path.name, number, obj))
@@ -204,7 +229,7 @@ def _parse_item(name: str, number: int, obj: dict[str, Any]) -> ParsedItem:
                 decision=str(r.get("decision")),
                 reason=str(r.get("reason") or ""),
                 note=str(r.get("note") or ""),
-                created=r.get("created"),
+                created=_review_created(r),
             )
             for r in obj.get("reviews") or []
         ]
@@ -214,6 +239,13 @@ def _parse_item(name: str, number: int, obj: dict[str, Any]) -> ParsedItem:
     if problems:
         raise _bad_line(name, number, " ".join(problems))
     return ParsedItem(number, item, history, reviews)
+
+
+def _review_created(review: dict[str, Any]) -> str | None:
+    created = review.get("created")
+    if created is not None and not isinstance(created, str):
+        raise ValueError("a review's 'created' must be text.")
+    return created
 
 
 def _check_record(name: str, number: int, kind: str, obj: dict[str, Any]) -> None:

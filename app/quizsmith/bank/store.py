@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 from sqlite_utils import Database
 
-from quizsmith.bank import connection, jsonl, records, schema, search, stats
+from quizsmith.bank import connection, foreign, jsonl, records, schema, search, stats
 from quizsmith.bank import dedupe as neardup
 from quizsmith.bank.connection import FileKind
 from quizsmith.bank.dedupe import DEFAULT_THRESHOLD, DuplicateMatch, EmbedFn
@@ -83,6 +83,8 @@ class ItemBank:
         self._closed = False
         self._immutable = False
         self._identity: tuple[int, int] | None = None
+        #: What the teacher should be told about the file (code it held that was removed).
+        self.notices: list[str] = []
         probe = connection.probe(self.path)
         self._check_openable(probe, create, read_only)
         if read_only and probe.kind is FileKind.BANK and probe.writable and probe.pending:
@@ -97,6 +99,7 @@ class ItemBank:
         self.read_only = read_only or (probe.kind is FileKind.BANK and not probe.writable)
         if self.read_only:
             self._open_read_only(probe)
+            self.notices += foreign.note_read_only(self.path, probe.foreign)
         else:
             self._open_writer(probe)
 
@@ -150,8 +153,13 @@ class ItemBank:
                 # is one fsync per commit, unnoticeable for a teacher's edits.
                 conn.execute("PRAGMA synchronous = FULL")
                 # Plugins off: a third-party sqlite-utils plugin must not alter our connection.
+                db = Database(conn, execute_plugins=False)
                 with self._lock:
-                    schema.migrate(Database(conn, execute_plugins=False))
+                    # Before the first write, migrations included: a trigger stored in the
+                    # file would run on it (foreign.py).
+                    applied = schema.applied_names(db)
+                    self.notices += foreign.remove_foreign(conn, self.path, applied)
+                    schema.migrate(db)
             except BaseException:
                 conn.close()
                 raise

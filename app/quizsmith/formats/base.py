@@ -27,6 +27,7 @@ from typing import ClassVar
 
 from quizsmith.domain import Item, Option, Review
 from quizsmith.errors import CapabilityError, QuizsmithError
+from quizsmith.paths_guard import PathError, regular_or_absent, remove_stale_temps, temp_sibling
 
 #: How a blank is shown in cloze stems on paper and in formats without a gap type.
 BLANK = "_____"
@@ -285,11 +286,16 @@ def atomic_path(target: Path) -> Iterator[Path]:
     """A temporary path beside `target`, moved over it only when the block succeeds, so a
     failed or interrupted export never leaves a half-written file under the real name."""
     folder = target.parent if str(target.parent) else Path(".")
+    try:  # only a regular file is replaced: as root, `--out /dev/full` became a plain file
+        regular_or_absent(target, "The export file")
+    except PathError as exc:
+        raise FormatError(exc.message, exc.fix, file=target) from None
     if not folder.is_dir():
         raise FormatError(
             f"The folder {folder} does not exist.", "Choose an existing folder.", file=target
         )
-    tmp = folder / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    remove_stale_temps(target)  # left by an export killed mid-write (kill -9, a power cut)
+    tmp = temp_sibling(target, secrets.token_hex(6))
     try:
         # Mode 0666 filtered by the umask, as any program's new file (mkstemp's 0600 would
         # hide the export from colleagues on a shared drive); O_EXCL as mkstemp.

@@ -76,12 +76,30 @@ def overall_features(scores: Mapping[str, ScoreResult]) -> dict[str, float | Non
     # the signals it computed) only fills in what their own results left missing.
     for name in registry.run_order(registry.names()):
         result = scores.get(name)
-        if result is None or not result.scored:
+        metric = registry.get(name)
+        if result is None or not result.scored or not _in_range(result, metric.value_range):
             continue
-        for feature, value in registry.get(name).features(result).items():
+        for feature, value in metric.features(result).items():
             if feats.get(feature) is None:
-                feats[feature] = value
-    for metric, measure in BASELINE_FOR.items():
-        if (r := scores.get(metric)) is not None and r.scored:
-            feats[f"ref.{measure}"] = number(r.values.get("single", r.value))
+                feats[feature] = _usable(value)
+    for metric_name, measure in BASELINE_FOR.items():
+        if (r := scores.get(metric_name)) is not None and r.scored:
+            feats[f"ref.{measure}"] = _usable(number(r.values.get("single", r.value)))
     return feats
+
+
+#: The largest number the fitted models take: they read features as float32, and a larger
+#: one (an imported NACo score of 1e308) became infinity and ended `quizsmith refit`.
+FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _in_range(result: ScoreResult, value_range: tuple[float, float]) -> bool:
+    """A value outside its metric's range is not that metric's score (`Metric.score` refuses
+    such a value when it computes one; an imported file may hold anything)."""
+    low, high = value_range
+    return result.value is None or low <= result.value <= high
+
+
+def _usable(value: float | None) -> float | None:
+    """`value`, or None (missing) when the models could not read it."""
+    return value if value is None or abs(value) <= FLOAT32_MAX else None
