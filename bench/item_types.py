@@ -42,12 +42,13 @@ BLANK = "_____"
 
 
 def cela_blanks(
-    per_test: int, seed: int, f_per_test: int = 99, tests: int = 100
+    per_test: int, seed: int, f_per_test: int = 99, tests: int = 100, every_label: bool = False
 ) -> list[dict[str, Any]]:
     """Labelled blanks of `tests` tests (a seeded choice): up to `per_test` rel=T and up to
     `f_per_test` rel=F blanks of each (seeded), with the filled article, the blank's
     sentence and the options. `total_T`/`total_F`: how many the test has (the sampling
-    weights of the calibration)."""
+    weights of the calibration). With `every_label`, every blank labelled for `rel` or
+    `val` (bench/option_checks.py), `rel`/`val` None where a blank lacks that label."""
     import re
 
     from quizsmith.generation.sentences import split_sentences
@@ -63,18 +64,13 @@ def cela_blanks(
         keys = [
             opts["ABCD".index(a)] for opts, a in zip(test["options"], test["answers"], strict=True)
         ]
-        pieces = re.split(r"_+", test["article"])
+        # Spaces collapsed piece by piece, so each key's offset is taken in the final text
+        # (searching for the key again found "as" inside "was": 43 of 2,000 blanks).
+        pieces = [re.sub(r"[ \t]+", " ", p) for p in re.split(r"_+", test["article"])]
         text, spans = pieces[0], []
         for key, after in zip(keys, pieces[1:], strict=True):
             spans.append((len(text), len(text) + len(key)))
             text += key + after
-        text = re.sub(r"[ \t]+", " ", text)
-        # Offsets were taken before spaces were collapsed: find each key again in order.
-        spans, at = [], 0
-        for key in keys:
-            start = text.index(key, at)
-            spans.append((start, start + len(key)))
-            at = start + len(key)
         sentences = split_sentences(text)
         rel = labels.get(tid, {}).get("rel", {})
         true_ids = [int(n) for n, v in rel.items() if v == "T"]
@@ -82,6 +78,9 @@ def cela_blanks(
         rng.shuffle(true_ids)
         rng.shuffle(false_ids)
         chosen = sorted(false_ids[:f_per_test] + true_ids[:per_test])
+        val = labels.get(tid, {}).get("val", {})
+        if every_label:
+            chosen = sorted({*(int(n) for n in rel), *(int(n) for n in val)})
         for number in chosen:
             start, end = spans[number - 1]
             sentence = next(s for s in sentences if s.start <= start < s.end)
@@ -94,7 +93,9 @@ def cela_blanks(
                     "test": tid,
                     "source": tid.split("_")[0],
                     "blank": number,
-                    "rel": rel[str(number)],
+                    "rel": rel.get(str(number)),
+                    "val": val.get(str(number)),
+                    "key_start": start,
                     "passage": text,
                     "stem": before + BLANK + after,
                     "true_statement": before + key + after,

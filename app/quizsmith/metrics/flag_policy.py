@@ -108,6 +108,42 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
     "distractor-never-chosen": FlagRule("info", None, _NO_MCQ_LABELS),
     "two-options-correct": FlagRule("info", None, _NO_MCQ_LABELS),
     "key-in-stem": FlagRule("info", None, _NO_MCQ_LABELS),
+    # What an MCQ's or a cloze's wrong answers say, read by spaCy (quality/option_checks.py),
+    # measured on CELA's 1,896 labelled blanks of 100 cloze tests (bench/option_checks.py;
+    # docs/evaluation.md, "Wrong answers judged by reading"): a blank is flagged when any of
+    # its three wrong answers is; intervals resample whole tests.
+    "option-other-kind": FlagRule(
+        "warning",
+        0.69,
+        "a wrong answer whose part of speech (nouns and names one kind, verbs and auxiliaries "
+        "one) or number-ness differs from the key's, read in the key's sentence: out of fold "
+        "(parts chosen on 4 of 5 test folds) 69% [62%, 76%] of 609 flagged CELA blanks had "
+        "distractors nobody would choose (val N; base rate 43%), recall 83%; by source cbt "
+        "81%, jiang 61%, random 96%, roundmt 27% (base rate 13%): right mostly where "
+        "distractors are careless. Read on its own (the passage does not hold the key) it did "
+        "not hold out of fold (56% [46%, 66%]), so there it is option-other-form",
+    ),
+    "option-other-form": FlagRule(
+        "info",
+        0.6,
+        "in the key's sentence, a wrong answer of another form (plural for singular, another "
+        "tense): 60% [48%, 71%] of 157 flagged CELA blanks (base rate 43%, recall 19%); read "
+        "on its own, part of speech or number: 62% [54%, 69%] of 765 (56% out of fold)",
+    ),
+    "option-may-be-correct": FlagRule(
+        "warning",
+        1.0,
+        "counted, not estimated: a wrong answer with the key's own words (case, determiners "
+        "and punctuation aside) is a second right answer; on CELA 2 of 2 such blanks (2 tests) "
+        "were labelled as not having exactly one correct option (rel F, base rate 12%). A "
+        "wrong answer the passage holds does not raise it: 14% [10%, 19%] of 347 such blanks",
+    ),
+    "option-duplicate": FlagRule(
+        "info",
+        None,
+        "counted: two wrong answers with the same words leave one choice fewer; no CELA label "
+        "says so (3 such blanks, none labelled as having two correct options)",
+    ),
     "answerable-without-passage": FlagRule("info", None, _NO_MCQ_LABELS),
     "not-answerable-from-passage": FlagRule("info", None, _NO_MCQ_LABELS),
     **{

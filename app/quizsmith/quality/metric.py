@@ -42,7 +42,7 @@ from quizsmith.metrics.base import Metric, MetricContext, below_text
 from quizsmith.metrics.display import esc, number
 from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its base model
 from quizsmith.providers.base import Provider
-from quizsmith.quality import type_estimate
+from quizsmith.quality import option_checks, type_estimate
 from quizsmith.quality.reader import (
     READER_REJECTS_KEY,
     READER_SIGNALS,
@@ -243,6 +243,7 @@ class OverallMetric(Metric):
         READER_REJECTS_KEY,
         type_estimate.TF_QUESTION_FLAG,
         type_estimate.FLAG_CODES["tf"],  # no cloze estimate ships, so no blank-ambiguous
+        *option_checks.FLAG_CODES,  # what an MCQ's or a cloze's wrong answers say (issue 45)
     )
 
     @classmethod
@@ -347,7 +348,10 @@ class OverallMetric(Metric):
                 return ScoreResult.not_scored(self.name, signals.not_scored_reason or "no signals")
         profile = ctx.settings.profile
         if item.type in type_estimate.TYPES:
-            return type_estimate.estimate(item, signals, profile)
+            estimated = type_estimate.estimate(item, signals, profile)
+            if estimated.scored and (checks := option_checks.item_evidence(item)) is not None:
+                estimated.evidence[option_checks.EVIDENCE_KEY] = checks
+            return estimated
         scores = dict(item.scores)
         scores["signals"] = signals
         result = load_active_model(profile).predict(scores)
@@ -366,6 +370,8 @@ class OverallMetric(Metric):
             if item.type == "mcq":
                 # What the one-distractor flag is raised from (flags see only the result).
                 result.evidence["distractors"] = len(item.distractors)
+                if (checks := option_checks.item_evidence(item)) is not None:
+                    result.evidence[option_checks.EVIDENCE_KEY] = checks
         return result
 
     def _quick_part(self, ctx: MetricContext) -> LikelihoodsRead | None:
@@ -386,9 +392,11 @@ class OverallMetric(Metric):
     def flags(self, result: ScoreResult, options: dict[str, Any]) -> list[Flag]:
         if not result.scored or result.value is None:
             return []
+        # What the wrong answers say, whatever the estimate (quality/option_checks.py).
+        read = option_checks.evidence_flags(result.evidence, self.name)
         if result.evidence.get("estimate"):
-            return type_estimate.flags(result, self.name)
-        found = []
+            return type_estimate.flags(result, self.name) + read
+        found = read
         signals = result.evidence.get("signals") or {}
         if signals.get("is_question") == 0.0:
             found.append(
