@@ -164,6 +164,7 @@ def test_the_overall_metric_flags_a_bad_mcq_and_not_a_good_one() -> None:
     # The diagnoses travel with the result, so a stored result raises the same flags.
     stored = bad.scores["overall"]
     assert len(stored.evidence[option_checks.EVIDENCE_KEY]) == 3
+    assert OverallMetric().flags(stored, {}) == [f for f in bad.flags if f.metric == "overall"]
 
 
 def test_a_cloze_estimate_carries_its_option_flags() -> None:

@@ -22,7 +22,7 @@ flag's severity follows the precision measured there (`metrics/flag_policy.py`):
 - `option-may-be-correct`: a wrong answer that says the same as the key. A wrong answer the
   passage holds is not raised: on CELA such blanks had more than one correct option no more
   often than the others (nor were their wrong answers more often working ones, source by
-  source), so `in_passage` is shown as a reason and raises nothing;
+  source), so `in_passage` is kept in the diagnoses and raises nothing;
 - `option-duplicate`: two wrong answers that say the same.
 """
 
@@ -64,7 +64,7 @@ OTHER_KIND_PARTS: Final[dict[str, frozenset[str]]] = {
 #: such distractors more often than the base rate (the interval's low end above it) on 20
 #: or more blanks. Not the kind of name:
 #: CELA's one-word options hold 5 blanks with one, too few to measure, and the small pipeline
-#: types names at random; it is shown as a reason only.
+#: types names at random ("Oxygen" a person); it is kept in the diagnoses, raising nothing.
 OTHER_FORM_PARTS: Final[dict[str, frozenset[str]]] = {
     "sentence": frozenset({"tag"}),
     "alone": frozenset({"pos", "number"}),
