@@ -36,6 +36,11 @@ class ModelNotFoundError(QuizsmithError):
     """A model named in the catalog or settings is not installed or not on disk."""
 
 
+class DamagedModelError(ModelNotFoundError):
+    """A model file's content is not what its package holds (bit rot, a copy cut short):
+    every answer from it would be noise, so the job stops, saying how to rebuild the file."""
+
+
 class ProviderError(QuizsmithError):
     """A backend failed: a server error, a timeout, a model that would not load."""
 
@@ -76,4 +81,5 @@ STOPS_THE_JOB: tuple[type[QuizsmithError], ...] = (
     CancelledError,
     NativeLibraryError,
     ModelHostError,
+    DamagedModelError,
 )

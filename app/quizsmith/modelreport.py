@@ -20,10 +20,18 @@ def _model_status(model: catalog.CatalogModel, prepare: bool) -> str:
         state = "not installed (optional)" if model.optional else "MISSING"
         return f"{state} - install with: {model.install}"
     try:
-        path = catalog.locate(model, assemble=prepare)
+        if prepare:
+            # --prepare hashes every bundled GGUF file whatever its sidecar says, and
+            # rebuilds an assembled one that is damaged (providers/model_files.py).
+            from quizsmith.providers.model_files import prepare as prepare_file
+
+            path, done = prepare_file(model)
+        else:
+            path, done = catalog.locate(model, assemble=False), ""
     except QuizsmithError as exc:
         return f"not ready: {exc}"
-    return f"ok ({path}){_which_file(model, path)}"
+    note = f"\n  {'':<24} {done}" if done else ""
+    return f"ok ({path}){_which_file(model, path)}{note}"
 
 
 def _which_file(model: catalog.CatalogModel, path: object) -> str:

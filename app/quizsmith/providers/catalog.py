@@ -9,7 +9,7 @@ A model reference, as used in settings, is one of:
 
 from __future__ import annotations
 
-import importlib
+import logging
 import tomllib
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, distribution
@@ -20,6 +20,8 @@ from quizsmith import paths
 from quizsmith.errors import ConfigError, ModelNotFoundError
 
 CATALOG_FILE = paths.CATALOG_FILE
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -71,8 +73,11 @@ def load_catalog(models_dir: Path | None = None) -> list[CatalogModel]:
 
 
 def discover_user_models(folders: list[Path]) -> list[CatalogModel]:
-    """Every *.gguf in the given folders, listed with what its header says."""
-    from quizsmith.providers.gguf_header import read_general_metadata
+    """Every *.gguf in the given folders, listed with what its header says. Only regular
+    files are models: anything else of that name (a named pipe, a folder, a device) is
+    listed as unusable with what it is, and never opened (reading a pipe with no writer
+    waits forever: `quizsmith models` and `score` hung on one, issue 48)."""
+    from quizsmith.providers.gguf_header import not_a_regular_file, read_general_metadata
 
     found: dict[str, CatalogModel] = {}
     for folder in folders:
@@ -82,11 +87,15 @@ def discover_user_models(folders: list[Path]) -> list[CatalogModel]:
             model_id = f"gguf:{path.stem}"
             if model_id in found:
                 continue
-            try:
-                meta = read_general_metadata(path)
-                problem = ""
-            except ModelNotFoundError as exc:
-                meta, problem = {}, str(exc)
+            meta: dict[str, Any] = {}
+            problem = not_a_regular_file(path)
+            if problem:
+                log.info("Skipped %s: %s", path, problem)
+            else:
+                try:
+                    meta = read_general_metadata(path)
+                except ModelNotFoundError as exc:
+                    problem = str(exc)
             found[model_id] = CatalogModel(
                 id=model_id,
                 name=str(meta.get("general.name") or path.stem),
@@ -116,7 +125,7 @@ def all_models(
     return load_catalog(models_dir) + discover_user_models(dirs)
 
 
-def _assembled_path(model: CatalogModel) -> Path:
+def assembled_path(model: CatalogModel) -> Path:
     return paths.cache_dir() / "models" / model.locate["file"]
 
 
@@ -129,7 +138,7 @@ def is_installed(model: CatalogModel) -> bool:
 
         # The packaged app ships the assembled file (linked into the cache), not the parts;
         # locate() checks it before it is used.
-        return _assembled_path(model).exists() or not missing_packages(model.locate)
+        return assembled_path(model).exists() or not missing_packages(model.locate)
     try:
         distribution(model.locate["package"])
     except PackageNotFoundError:
@@ -138,11 +147,15 @@ def is_installed(model: CatalogModel) -> bool:
 
 
 def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
-    """The weights on disk. Chunked models are assembled (offline, from installed packages)
-    into Quizsmith's cache on first use (a "parts" model is checked by size and SHA-256, and
-    rebuilt when damaged: providers/parts.py); a model with a `copy` table is used from its
-    faster copy, made on first use too (`quizsmith models --prepare` makes both at install),
-    and from the packaged file when the copy cannot be made."""
+    """The weights on disk, checked as far as a `stat` can: chunked models are assembled
+    (offline, from installed packages) into Quizsmith's cache on first use (a "parts"
+    model is checked by size and SHA-256, then vouched for by its sidecar, and rebuilt when
+    damaged: providers/parts.py); a packaged file must have the size its package's RECORD
+    gives (a truncated file is refused here; its content is hashed only by
+    `quizsmith models --prepare` and when its answers look damaged: providers/model_files.py);
+    a model with a `copy` table is used from its faster copy, made on first use too
+    (`quizsmith models --prepare` makes both at install), and from the packaged file when
+    the copy cannot be made."""
     if model.path is not None:
         if not model.path.exists():
             raise ModelNotFoundError(f"{model.path} no longer exists.", "Put the file back.")
@@ -152,7 +165,7 @@ def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
     if kind == "parts":
         from quizsmith.providers.parts import locate_parts
 
-        return locate_parts(_assembled_path(model), spec, model.install, build=assemble)
+        return locate_parts(assembled_path(model), spec, model.install, build=assemble)
     try:
         dist = distribution(spec["package"])
     except PackageNotFoundError:
@@ -167,33 +180,15 @@ def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
                 f"The package {spec['package']} is installed but {spec['path']} is missing.",
                 f"Reinstall it: {model.install}",
             )
+        if kind == "file":
+            from quizsmith.providers.model_files import check_packaged_size
+
+            check_packaged_size(model, path)
         if model.copy and kind == "file":
             from quizsmith.providers.requantize import faster_copy
 
             return faster_copy(path, model.copy, make=assemble) or path
         return path
-    if kind == "assemble":
-        target = _assembled_path(model)
-        if target.exists():
-            return target
-        if not assemble:
-            raise ModelNotFoundError(
-                f"The model {model.id!r} has not been assembled yet.",
-                "Run `quizsmith models --prepare` (make install does this).",
-            )
-        module_name, func_name = spec["function"].split(":")
-        func = getattr(importlib.import_module(module_name), func_name)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".partial")
-        try:
-            func(partial, overwrite=True)
-        except (OSError, ValueError) as exc:
-            partial.unlink(missing_ok=True)
-            raise ModelNotFoundError(
-                f"Could not assemble {model.id!r}: {exc}.", f"Reinstall it: {model.install}"
-            ) from exc
-        partial.replace(target)
-        return target
     raise ConfigError(f"Unknown locate kind {kind!r} for {model.id}.", "Fix models/catalog.toml.")
 
 
@@ -206,6 +201,11 @@ def find(ref: str, models: list[CatalogModel]) -> CatalogModel:
     if ref.endswith(".gguf"):
         if not path.exists():
             raise ModelNotFoundError(f"The model file {path} does not exist.", "Check the path.")
+        from quizsmith.providers.gguf_header import not_a_regular_file
+
+        problem = not_a_regular_file(path)
+        if problem:
+            raise ModelNotFoundError(problem, "Name a regular .gguf file.")
         return CatalogModel(
             id=f"gguf:{path.stem}", name=path.stem, backend="llamacpp", bundled=False, path=path
         )

@@ -14,6 +14,7 @@ with its name, and skipped; the other models are still listed and used.
 
 from __future__ import annotations
 
+import stat
 import struct
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -121,10 +122,34 @@ def _read_scalar(f: BinaryIO, vtype: int, budget: _Budget) -> Any:
     raise ValueError(f"unknown GGUF value type {vtype}")
 
 
+def not_a_regular_file(path: Path) -> str:
+    """Why `path` is not read as a model ("pipe.gguf is a named pipe ..."), or "" for a
+    regular file (a link to one included). Asked with `stat`, which never blocks: opening a
+    named pipe waits for a writer, forever (issue 48)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return ""  # gone or unreadable: the open that follows says so
+    if stat.S_ISREG(mode):
+        return ""
+    kinds = (
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    )
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return f"{path.name} is {kind}, not a regular file; only regular files are read as models."
+
+
 def read_general_metadata(path: Path) -> dict[str, Any]:
     """general.* and <arch>.context_length keys; raises ModelNotFoundError if not GGUF."""
     meta: dict[str, Any] = {}
     budget = _Budget()
+    problem = not_a_regular_file(path)
+    if problem:
+        raise ModelNotFoundError(problem, "Remove it from the models folder.")
     try:
         with path.open("rb") as f:
             if f.read(4) != b"GGUF":

