@@ -32,6 +32,33 @@ EXIT_INCOMPLETE = 4
 MODEL_COMMANDS = frozenset({"generate", "score", "exam", "demo", "eval"})
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (`--limit 0` or `-5` ran on nothing and
+    ended with status 0, issue 48)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+#: Seeds reach NumPy and scikit-learn, which take 0 to 2**32 - 1 (a negative one crashed).
+MAX_SEED = 2**32 - 1
+
+
+def seed_int(text: str) -> int:
+    """An argparse type: a random seed, a whole number from 0 to MAX_SEED."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_SEED:,}, not {value}")
+    return value
+
+
 def _check_llama_runs() -> None:
     from quizsmith import settings as settings_mod
     from quizsmith.operations.model_loading import ensure_llama_runs
@@ -67,7 +94,15 @@ def _cmd_key(args: argparse.Namespace) -> int:
 
     if args.action == "set":
         if args.stdin or not sys.stdin.isatty():
-            key = sys.stdin.readline().strip()
+            try:
+                key = sys.stdin.readline().strip()
+            except UnicodeDecodeError:
+                from quizsmith.errors import SecretStoreError
+
+                raise SecretStoreError(
+                    "This is not an API key: the input is not text; nothing was stored.",
+                    "Copy the key again from the service's web page (only the key) and paste it.",
+                ) from None
         else:
             import getpass
 
@@ -566,8 +601,10 @@ def _parse_fit_also(text: str) -> tuple[str, str, int | None]:
             f"For example --fit-also naco-variants=squad_candidates.jsonl@1050; formats: "
             f"{', '.join(FORMATS)}.",
         )
-    if limit and not limit.isdigit():
-        raise QuizsmithError(f"--fit-also: the limit {limit!r} is not a number.", "Write @N.")
+    if limit and (not limit.isdigit() or int(limit) < 1):
+        raise QuizsmithError(
+            f"--fit-also: the limit {limit!r} is not a number of 1 or more.", "Write @N."
+        )
     return fmt, path, int(limit) if limit else None
 
 
@@ -580,9 +617,15 @@ def _cmd_refit(args: argparse.Namespace) -> int:
     cv = model.info["cv"]
     r = cv["pearson_vs_accept"]["pearson"]["value"]
     n = model.info["training"]["items"]
+    compared = model.info.get("refit", {})
+    against = (
+        f" (better than {compared['compared_with']}: AUC {compared['compared_auc']:.2f})"
+        if compared
+        else ""
+    )
     print(
         f"Refitted the overall score on your decisions ({n} items): grouped-CV Pearson r with "
-        f"your accept/reject {r}, AUC {cv['auc']}. Saved {model.path}; the app and "
+        f"your accept/reject {r}, AUC {cv['auc']}{against}. Saved {model.path}; the app and "
         "`quizsmith score` use it from now on."
     )
     return 0
@@ -649,7 +692,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("generate", help="write quiz items about a passage (.txt .md .docx .pdf)")
     p.add_argument("passage", help="the passage file")
-    p.add_argument("-n", type=int, default=5, help="how many items (default 5)")
+    p.add_argument("-n", type=positive_int, default=5, help="how many items (default 5)")
     p.add_argument(
         "--types", default="mcq", help="comma-separated: mcq,tf,short,cloze (default: mcq)"
     )
@@ -660,14 +703,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bank", help="add the passage and the items to this bank")
     p.add_argument("--out", help="write the items to this JSONL file")
     p.add_argument(
-        "--candidates", type=int, default=3, help="candidates per fact, best kept (default 3)"
+        "--candidates",
+        type=positive_int,
+        default=3,
+        help="candidates per fact, best kept (default 3)",
     )
     p.add_argument(
         "--no-rank", action="store_true", help="keep the first valid candidate, no scoring"
     )
     p.add_argument("--answer", action="append", help="pin an answer (repeatable)")
     p.add_argument("--fact", action="append", help="pin a fact sentence (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
     p.set_defaults(func=_cmd_generate)
 
     p = sub.add_parser(
@@ -742,7 +788,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiz", help="export this quiz (by name), in its order")
     p.add_argument(
-        "--seed", type=int, help="option shuffle seed; the same seed gives the same order"
+        "--seed", type=seed_int, help="option shuffle seed; the same seed gives the same order"
     )
     p.add_argument("--template", help="a .docx whose styles, headers and page set-up to use")
     p.add_argument("--title", help="the quiz title on the sheet and in headers (default: the "
@@ -770,8 +816,8 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"comma-separated: {cli_help.METRICS},bleu,rouge,meteor,bertscore (default: "
         "naco,bleu,rouge,meteor,bertscore)",
     )
-    p.add_argument("--limit", type=int, help="score a stratified sample of N records")
-    p.add_argument("--seed", type=int, default=0, help="sampling and bootstrap seed (0)")
+    p.add_argument("--limit", type=positive_int, help="score a stratified sample of N records")
+    p.add_argument("--seed", type=seed_int, default=0, help="sampling and bootstrap seed (0)")
     p.add_argument("--report", required=True, help="write the JSON report here (+ .md beside)")
     p.add_argument("--plots", help="write PNG plots into this folder")
     p.add_argument("--cache-dir", help="result cache folder (default: the user cache folder)")
@@ -807,7 +853,7 @@ def build_parser() -> argparse.ArgumentParser:
         "shipped model.",
     )
     p.add_argument("--bank", required=True, help="the bank file")
-    p.add_argument("--seed", type=int, default=0, help="random forest and fold seed (0)")
+    p.add_argument("--seed", type=seed_int, default=0, help="random forest and fold seed (0)")
     p.set_defaults(func=_cmd_refit)
 
     p = sub.add_parser(
@@ -829,7 +875,7 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="generate, score and export a quiz from a passage with the bundled models"
     )
     p.add_argument("passage", nargs="?", help="a .txt/.md file (default: the bundled sample)")
-    p.add_argument("-n", type=int, default=3, help="how many questions (default 3)")
+    p.add_argument("-n", type=positive_int, default=3, help="how many questions (default 3)")
     p.add_argument(
         "--out", default="quizsmith-demo", help="output folder (default ./quizsmith-demo)"
     )
@@ -857,6 +903,14 @@ def _show_bank_notices() -> None:
         NOTICES.addHandler(_StderrNotice(logging.WARNING))
 
 
+def _show_core_warnings() -> None:
+    """What the core logs under "quizsmith.notices" (an API key about to go over plain
+    http://, providers/http.py) is said on stderr as well as in the log file."""
+    notices = logging.getLogger("quizsmith.notices")
+    if not any(isinstance(h, _StderrNotice) for h in notices.handlers):
+        notices.addHandler(_StderrNotice(logging.WARNING))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -874,6 +928,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _first_start()
         if args.command in MODEL_COMMANDS:
             _check_llama_runs()
+        _show_core_warnings()
         from quizsmith.jobs import CancelToken, cancel_scope
 
         # The command is one job for the model host: if the host dies during it, the

@@ -21,6 +21,19 @@ class QuizsmithError(Exception):
         return (_rebuild_error, (type(self), self.message, dict(self.__dict__)))
 
 
+#: The most of a user's text a message quotes: a 40 KB answer repeated in an import's
+#: message buried the reason (issue 48).
+QUOTE_LIMIT = 60
+
+
+def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """`text` as a message quotes it: repr'd, cut to `limit` characters with an ellipsis
+    and the length said, so a message stays readable whatever the file held."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
 def _rebuild_error(cls: type[QuizsmithError], message: str, state: dict[str, object]) -> Exception:
     error = cls.__new__(cls)
     Exception.__init__(error, message)

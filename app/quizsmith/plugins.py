@@ -7,14 +7,33 @@ adds one at run time (tests, scripts).
 
 from __future__ import annotations
 
+import functools
 import logging
 from importlib.metadata import entry_points
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from quizsmith.errors import ConfigError
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+#: Each registry by its entry-point group, so that code of a lower layer (the settings check
+#: of an endpoint's provider) can ask which names a group offers (`plugin_names`) without
+#: importing the layer that owns the registry.
+_REGISTRIES: dict[str, PluginRegistry[Any]] = {}
+
+
+def plugin_names(group: str) -> frozenset[str]:
+    """The names `group` offers: its entry points, read from the installed packages'
+    metadata without loading any, and those `register` added at run time."""
+    registry = _REGISTRIES.get(group)
+    return _declared(group) | frozenset(registry._registered if registry else ())
+
+
+@functools.cache
+def _declared(group: str) -> frozenset[str]:
+    # Cached: reading every package's metadata takes 15-30 ms, and the settings are read
+    # many times per command; what is installed does not change while the app runs.
+    return frozenset(ep.name for ep in entry_points(group=group))
 
 
 class PluginRegistry(Generic[T]):
@@ -24,6 +43,7 @@ class PluginRegistry(Generic[T]):
         self.kind = kind  # "provider", "metric" ...: used in messages
         self._registered: dict[str, type[T]] = {}
         self._loaded = False
+        _REGISTRIES[group] = self
 
     def register(self, name: str, cls: type[T]) -> None:
         if not (isinstance(cls, type) and issubclass(cls, self.base)):

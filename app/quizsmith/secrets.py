@@ -154,14 +154,37 @@ def no_keyring_fix(backend: str, env: str) -> str:
     )
 
 
+def key_problem(key: str) -> str | None:
+    """What makes `key` unusable in an HTTP header, in words that never quote it, else None.
+
+    A key is printable ASCII without whitespace: "é" in a key ended `score` in a crash
+    (UnicodeEncodeError while the header was built) and a carriage return was stored as is
+    (issue 48). Only where the bad character is, never what it is, is said.
+    """
+    for position, char in enumerate(key, 1):
+        if char.isspace():
+            what = "a line break" if char in "\r\n" else "a space or tab"
+        elif not ("!" <= char <= "~"):
+            what = "a character that is not printable ASCII"
+        else:
+            continue
+        return f"it holds {what} (character {position} of {len(key)})"
+    return None
+
+
 def get_api_key(name: str, explicit: str | None = None, extra_env: str | None = None) -> str | None:
     """The key for keyring entry `name`, or None when none is configured anywhere.
 
     `extra_env` is a conventional variable for the provider (OPENAI_API_KEY, ...) consulted
     after Quizsmith's own variable.
     """
+    return _lookup(name, explicit, extra_env)[0]
+
+
+def _lookup(name: str, explicit: str | None, extra_env: str | None) -> tuple[str | None, str]:
+    """(the key or None, where it was found, in words)."""
     if explicit:
-        return _remember(explicit)
+        return _remember(explicit), "given"
     usable, _ = keyring_usable()
     if usable:
         import keyring
@@ -174,17 +197,32 @@ def get_api_key(name: str, explicit: str | None = None, extra_env: str | None = 
             )
             stored = None
         if stored:
-            return _remember(stored)
+            return _remember(stored), f"stored in the keyring as {name!r}"
     for var in (env_var_for(name), extra_env):
         if var and os.environ.get(var):
-            return _remember(os.environ[var])
-    return None
+            return _remember(os.environ[var]), f"in the environment variable {var}"
+    return None, ""
 
 
 def require_api_key(name: str, explicit: str | None = None, extra_env: str | None = None) -> str:
-    key = get_api_key(name, explicit, extra_env)
-    if key:
-        return key
+    """The key for `name`, ready for an HTTP header: surrounding whitespace (a line end
+    pasted with it) is taken off, and a key that still cannot be sent is an AuthError."""
+    key, where = _lookup(name, explicit, extra_env)
+    if key and key.strip():
+        key = key.strip()
+        problem = key_problem(key)
+        if problem is None:
+            return _remember(key) or key
+        where_fix = (
+            f"set {where.removeprefix('in the environment variable ')} to the key alone"
+            if where.startswith("in the environment")
+            else f"store it again with `quizsmith key set {name}`"
+        )
+        raise AuthError(
+            f"The API key {where} cannot be sent: {problem}. An API key is printable ASCII "
+            "without spaces.",
+            f"Copy the key again from the service's web page and {where_fix}.",
+        )
     raise AuthError(
         f"No API key for {name!r}.",
         f"Store one with `quizsmith key set {name}` (kept in the system keyring), "
@@ -193,8 +231,17 @@ def require_api_key(name: str, explicit: str | None = None, extra_env: str | Non
 
 
 def set_api_key(name: str, key: str) -> None:
+    """Store `key` (surrounding whitespace, such as the line end of piped input, taken off)
+    after checking that it can be sent in an HTTP header; the message never quotes it."""
     if not key.strip():
         raise SecretStoreError("The API key is empty.", "Paste the key again.")
+    problem = key_problem(key.strip())
+    if problem:
+        raise SecretStoreError(
+            f"This is not an API key: {problem}. An API key is printable ASCII without "
+            "spaces; nothing was stored.",
+            "Copy the key again from the service's web page (only the key) and paste it.",
+        )
     usable, backend = keyring_usable()
     if not usable:
         raise SecretStoreError(

@@ -11,10 +11,12 @@ import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from quizsmith import paths
-from quizsmith.errors import ConfigError
+from quizsmith.errors import ConfigError, quoted
 from quizsmith.options import check_keys, check_options
+from quizsmith.plugins import plugin_names
 
 SETTINGS_FILE = "settings.toml"
 
@@ -61,6 +63,11 @@ _FORBIDDEN_KEYS = {"api_key", "apikey", "key", "token", "secret", "password"}
 #: The file's tables. [metrics] tables are checked against each metric's `defaults` by
 #: quizsmith.metrics.options (this module knows no metric).
 TABLES = ("roles", "models", "endpoints", "metrics")
+#: The entry-point group whose names an endpoint's `provider` may take (this module knows no
+#: provider; the names are read from the installed packages' metadata, nothing is loaded).
+PROVIDER_GROUP = "quizsmith.providers"
+#: Hosts a key may reach over plain http:// without a warning: this computer.
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 @dataclass
@@ -185,6 +192,9 @@ def load(path: Path | None = None) -> Settings:
     path = path or settings_path()
     if not path.exists():
         return _env_profile(Settings(path=path))
+    start_again = (
+        f"Rename or delete {path.name} (in {path.parent}) to start again from the defaults."
+    )
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -192,6 +202,19 @@ def load(path: Path | None = None) -> Settings:
             f"The settings file {path} cannot be read: {exc}.",
             "Fix the line named above, or delete the file to start again from the defaults.",
         ) from exc
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables recursively: `x = [[[...` 5,000
+        # deep ended every command that reads the settings in a crash (issue 48).
+        raise ConfigError(
+            f"The settings file {path} cannot be read: it nests lists or tables thousands of "
+            "levels deep, which no Quizsmith setting does (a damaged or foreign file).",
+            start_again,
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"The settings file {path} cannot be read: {exc.strerror or exc}.",
+            f"Check its permissions, or {start_again[0].lower()}{start_again[1:]}",
+        ) from None
     return _env_profile(_from_dict(data, path))
 
 
@@ -221,6 +244,8 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
             f"Unknown role(s) {sorted(unknown)} in {path}.",
             f"Roles are {', '.join(SINGLE_ROLES + MULTI_ROLES)}.",
         )
+    for role, value in roles.items():
+        _check_role(role, value, path)
     models = data.get("models", {})
     if not isinstance(models, dict):
         raise ConfigError(f"[models] in {path} must be a table.", "See docs/settings.md.")
@@ -239,6 +264,11 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
         # role equal to the old default was a default, not a choice (it follows the profile).
         roles = {k: v for k, v in roles.items() if DEFAULT_ROLES.get(k) != v}
     settings.roles.update(roles)
+    if not all(isinstance(d, str) for d in models.get("dirs", [])):
+        raise ConfigError(
+            f"Option 'dirs' in [models] in {path} must be a list of folder names in quotes.",
+            'Write dirs = ["~/models"], or remove the line to use the models folder only.',
+        )
     settings.model_dirs = [str(d) for d in models.get("dirs", [])]
     settings.n_ctx = int(models.get("n_ctx", settings.n_ctx))
     settings.n_threads = int(models.get("n_threads", settings.n_threads))
@@ -264,15 +294,89 @@ def _from_dict(data: dict[str, Any], path: Path) -> Settings:
                 f"Remove it from the file and store it with `quizsmith key set {name}`.",
             )
         provider = raw.get("provider", "openai")
-        check_options(
-            raw,
-            ENDPOINT_DEFAULTS,
-            f"[endpoints.{name}] (provider {provider})",
-            ranges=ENDPOINT_RANGES,
-            path=path,
-        )
+        where = f"[endpoints.{name}] (provider {provider})"
+        check_options(raw, ENDPOINT_DEFAULTS, where, ranges=ENDPOINT_RANGES, path=path)
+        _check_provider(str(provider), where, path)
+        _check_base_url(str(raw.get("base_url", Endpoint.base_url)), where, path)
         settings.endpoints[name] = Endpoint(name=name, **raw)
     return settings
+
+
+# A wrong value is refused rather than replaced by the default with a warning: refusing
+# loses nothing (the file stays as written and the message names the line), whereas a
+# default would quietly run another model or server than the one the teacher named, and the
+# settings dialog's next save would overwrite the line with it.
+def _check_role(role: str, value: Any, path: Path) -> None:
+    def is_name(v: Any) -> bool:
+        return isinstance(v, str) and bool(v.strip())
+
+    if is_name(value) or (
+        role in MULTI_ROLES and isinstance(value, list) and all(map(is_name, value))
+    ):
+        return
+    example = DEFAULT_ROLES[role]
+    written = f'["{example[0]}", "{example[1]}"]' if isinstance(example, list) else f'"{example}"'
+    kind = "a model name, or a list of them," if role in MULTI_ROLES else "a model name"
+    raise ConfigError(
+        f"Role {role!r} in [roles] in {path} must be {kind} in quotes, not {_shown(value)}.",
+        f"Write {role} = {written} (a bundled model, gguf:<file>, or endpoint:<name>), or "
+        "remove the line to use the profile's model.",
+    )
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:60]}…"
+
+
+def _check_provider(provider: str, where: str, path: Path) -> None:
+    known = plugin_names(PROVIDER_GROUP)
+    if provider in known:
+        return
+    raise ConfigError(
+        f"Option 'provider' in {where} in {path} names no installed provider: {quoted(provider)}.",
+        f'Write provider = "openai" (any OpenAI-compatible server) or one of '
+        f"{', '.join(sorted(known))}.",
+    )
+
+
+def _check_base_url(url: str, where: str, path: Path) -> None:
+    """An endpoint's address must be an http(s) URL with a host: `file:///etc/passwd` was
+    accepted, and an address without a scheme failed five times as "could not be reached"."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018  (raises ValueError for a port that is not a number)
+    except ValueError:
+        parts, host = None, None
+    if parts is not None and parts.scheme in ("http", "https") and host:
+        return
+    example = Endpoint.base_url
+    if "://" not in url and url.strip() and len(url) < 80:
+        example = f"http://{url.strip()}"  # the scheme was left out
+    raise ConfigError(
+        f"Option 'base_url' in {where} in {path} must be an http:// or https:// address with "
+        f"a host, not {quoted(url)}.",
+        f'Write base_url = "{example}" (the server\'s address, usually ending in /v1), or '
+        "remove the line to use the default.",
+    )
+
+
+def plain_http_warning(url: str) -> str | None:
+    """Why an API key should not go to `url`, when it is plain http:// to another computer
+    (anyone on the network between can read the key), else None. Said where a key is about
+    to be sent (providers/http.py), not here: the settings are read many times per run."""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        return None
+    if parts.scheme != "http" or not host or host in LOCAL_HOSTS:
+        return None
+    return (
+        f"sends its API key to {host} over plain http://: anyone on the network between "
+        "can read it. Use https:// if the server offers it."
+    )
 
 
 def save(settings: Settings, path: Path | None = None) -> Path:

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -45,8 +44,12 @@ import numpy as np
 from quizsmith.domain import ScoreResult, utc_now
 from quizsmith.errors import QuizsmithError
 from quizsmith.evaluation.records import EvalRecord
+
+# Refitting on a teacher's decisions lives in refit.py; re-exported for the CLI, the desktop
+# app's job and the tests.
+from quizsmith.evaluation.refit import MIN_DECISIONS, MIN_EACH, refit_from_bank  # noqa: F401
 from quizsmith.quality.explain import reference_values
-from quizsmith.quality.features import FEATURES, all_feature_names, overall_features
+from quizsmith.quality.features import FEATURES, overall_features
 
 # The model's home is quality/overall_model.py (the app loads and predicts with it there);
 # these names are re-exported for the fitting code, bench/ and tests. BlendClassifier also
@@ -79,10 +82,6 @@ QGEVAL_DIMENSIONS = (
     "answerability",
     "answer_consistency",
 )
-#: Refitting on a teacher's decisions needs this many accept/reject decisions, with at least
-#: MIN_EACH of each kind (fewer give a model that mostly echoes the majority decision).
-MIN_DECISIONS = 30
-MIN_EACH = 10
 ESTIMATOR_PARAMS: dict[str, Any] = {"n_estimators": 100, "max_depth": 4, "n_jobs": 1}
 #: Leaf size: n/40 items, between 5 (a teacher's 30 decisions still give trees that split)
 #: and 50. On QGEval's baselines (grouped 5-fold CV, Pearson r with acceptance) depth 4 with
@@ -341,60 +340,3 @@ def _version() -> str:
         return version("quizsmith")
     except PackageNotFoundError:
         return "unknown"
-
-
-def refit_from_bank(
-    bank: Any,
-    *,
-    min_decisions: int = MIN_DECISIONS,
-    min_each: int = MIN_EACH,
-    path: str | Path | None = None,
-    seed: int = 0,
-) -> OverallModel:
-    """Refit on the teacher's own accept/reject decisions in an ItemBank (the latest
-    accept-or-reject review of each accepted or rejected question, with its latest scores)
-    and save to `path` (default: the user's config folder, `user_model_path`, for the profile
-    whose models computed the items' signals: `signals_profile()`)."""
-    from quizsmith.quality.type_estimate import TYPES
-
-    # Questions only: true/false and cloze items have their own calibration (type_estimate).
-    items = [
-        i for i in bank.search(status=["accepted", "rejected"], limit=None) if i.type not in TYPES
-    ]
-    records: list[EvalRecord] = []
-    scores: list[Mapping[str, ScoreResult]] = []
-    for item in items:
-        decisions = [r.decision for r in bank.reviews(item.id) if r.decision != "needs-review"]
-        if not decisions:
-            continue
-        accepted = decisions[-1] == "accept"
-        group = f"passage{item.passage_id}" if item.passage_id else f"item{item.id}"
-        records.append(
-            EvalRecord(
-                record_id=f"bank:{item.id}",
-                item=item,
-                labels={"accept": 1.0 if accepted else 0.0},
-                group=group,
-            )
-        )
-        scores.append(item.scores)
-    n_accept = sum(int(r.labels["accept"]) for r in records)
-    n_reject = len(records) - n_accept
-    if len(records) < min_decisions or min(n_accept, n_reject) < min_each:
-        raise QuizsmithError(
-            f"Not enough decisions to refit the overall model: {n_accept} accepted and "
-            f"{n_reject} rejected questions (true/false and fill-in items do not count).",
-            f"Review at least {min_decisions} scored questions, with at least {min_each} "
-            f"accepted and {min_each} rejected; until then the shipped model is used.",
-        )
-    model = fit_overall(
-        records,
-        scores,
-        seed=seed,
-        description=f"teacher decisions in {getattr(bank, 'path', 'the bank')}",
-        # A teacher's bank may hold reference questions (imported banks): every feature the
-        # items carry may serve, reference-based ones included.
-        features=all_feature_names(),
-    )
-    model.save(path or user_model_path(signals_profile()))
-    return model

@@ -41,6 +41,7 @@ from quizsmith.domain import (
     format_number,
     parse_number,
 )
+from quizsmith.errors import quoted
 from quizsmith.formats.base import (
     BLANK,
     Exporter,
@@ -98,8 +99,10 @@ def unescape(text: str) -> str:
     return "".join(out)
 
 
-#: What tells a GIFT file from other plain text (`GiftFormat.sniff`).
-_GIFT_HEADS = re.compile(r"^\s*(::.+?::|\$CATEGORY:)", re.MULTILINE)
+#: What tells a GIFT file from other plain text (`GiftFormat.sniff`). The indent is read
+#: within its line: `^\s*` went on over every following blank line from each line start
+#: (80,000 blank lines took over a minute to sniff, issue 48).
+_GIFT_HEADS = re.compile(r"^[^\S\n]*(::.+?::|\$CATEGORY:)", re.MULTILINE)
 _GIFT_BLOCKS = re.compile(r"(?<!\\)\{\s*(=|~|T\s*}|F\s*}|TRUE|FALSE|#)")
 
 
@@ -173,7 +176,9 @@ class GiftFormat(Exporter, Importer):
             return head + "{\n" + "\n".join(lines) + "\n}\n"
         if item.numeric is not None:
             if item.numeric.unit:
-                notes.append(f"unit {item.numeric.unit!r} not written: GIFT numbers have no units.")
+                notes.append(
+                    f"unit {quoted(item.numeric.unit)} not written: GIFT numbers have no units."
+                )
             value = item.key.strip()
             if parse_number(value) != item.numeric.value or "," in value:
                 value = format_number(item.numeric.value)
@@ -202,7 +207,9 @@ class GiftFormat(Exporter, Importer):
                 block = _Block(rest.strip(), block.line + 1)
             number += 1
             name = _name_of(block.text)
-            label = f"question {number} (line {block.line}" + (f", {name!r})" if name else ")")
+            label = f"question {number} (line {block.line}" + (
+                f", {quoted(name)})" if name else ")"
+            )
             notes: list[str] = []
             try:
                 item = _question_item(block, levels, notes)
@@ -296,7 +303,9 @@ def _split_answers(block: str) -> list[tuple[str, str]]:
             continue
         if char in "=~":
             if start < 0 and block[:i].strip():
-                raise _BadError(f"Text {block[:i].strip()!r} comes before the first = or ~ answer.")
+                raise _BadError(
+                    f"Text {quoted(block[:i].strip())} comes before the first = or ~ answer."
+                )
             if start >= 0:
                 answers.append((marker, block[start:i]))
             marker, start = char, i + 1
@@ -401,7 +410,7 @@ def _question_item(block: _Block, levels: list[str], notes: list[str]) -> Item:
         if weight is not None and 0 < weight < 100:
             accepted.append(Accepted(answer, weight))
         elif weight is not None and weight <= 0:
-            notes.append(f"answer {answer!r} worth {weight:g}% left out (no credit).")
+            notes.append(f"answer {quoted(answer)} worth {weight:g}% left out (no credit).")
     cloze = missing_word or bool(_CLOZE_BLANK.search(stem))
     if cloze:
         stem = _CLOZE_BLANK.sub(BLANK, stem)
@@ -430,9 +439,6 @@ def _choice(answers: list[tuple[str, float | None, str]], stem: str, meta: dict[
     return Item(type="mcq", stem=stem, key=answers[key_at][2], options=options, **meta)
 
 
-_NUMBER_SPEC = re.compile(r"^\s*([^:]+?)\s*(?::\s*(\S+)\s*)?$")
-
-
 def _numerical(body: str, stem: str, meta: dict[str, Any], notes: list[str]) -> Item:
     """A numerical question: `#1822:5`, `#1..5`, `#=1822:0 =%50%1822:2`. The first full-marks
     answer is the key; other answers cannot be carried and are listed as left out."""
@@ -451,7 +457,7 @@ def _numerical(body: str, stem: str, meta: dict[str, Any], notes: list[str]) -> 
         if other is not full[0]:
             share = f"{other[0]:g}%" if other[0] is not None else "100%"
             notes.append(
-                f"numerical answer {other[2]!r} ({share}) left out: Quizsmith keeps one "
+                f"numerical answer {quoted(other[2])} ({share}) left out: Quizsmith keeps one "
                 "value and tolerance per item."
             )
     meta["provenance"]["gift_type"] = "numerical"
@@ -465,11 +471,13 @@ def _numeric_key(spec: str) -> NumericKey:
         low_text, _, high_text = spec.partition("..")
         low, high = parse_number(low_text), parse_number(high_text)
         if low is None or high is None or high < low:
-            raise _BadError(f"The numerical range {spec!r} is not 'min..max'.")
+            raise _BadError(f"The numerical range {quoted(spec)} is not 'min..max'.")
         return NumericKey((low + high) / 2, (high - low) / 2)
-    match = _NUMBER_SPEC.match(spec)
-    value = parse_number(match.group(1)) if match else None
-    tolerance = parse_number(match.group(2)) if match and match.group(2) else 0.0
+    # Split with str methods: the pattern `\s*([^:]+?)\s*(?::\s*(\S+)\s*)?$` backtracked over
+    # every space in `#8<40,000 spaces>x` once per space (41 s, issue 48).
+    value_text, colon, tolerance_text = spec.partition(":")
+    value = parse_number(value_text.strip())
+    tolerance = parse_number(tolerance_text.strip()) if colon else 0.0
     if value is None or tolerance is None or tolerance < 0:
-        raise _BadError(f"The numerical answer {spec!r} is not 'value' or 'value:tolerance'.")
+        raise _BadError(f"The numerical answer {quoted(spec)} is not 'value' or 'value:tolerance'.")
     return NumericKey(value, tolerance)

@@ -10,29 +10,48 @@ from __future__ import annotations
 import html
 import re
 
-_RAW_NEWLINES = re.compile(r"[ \t]*[\r\n]+[ \t]*")
+from quizsmith.errors import quoted
+
+# Every pattern here reads imported text, so each runs in linear time (issue 48): none starts
+# with an unbounded run of characters it may also match further on (`\s*<p` was tried from
+# every one of 100,000 spaces, 141 s), and a tag's body stops at the next "<" as well as at
+# ">", so a file of "<" without ">" is not scanned to its end once per "<". Whitespace next to
+# line breaks and block tags is taken off with str methods on the pieces between them.
+_RAW_NEWLINES = re.compile(r"[\r\n]+")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
-_BLOCK = re.compile(r"\s*</?(?:p|div|li|ul|ol|h[1-6]|tr|table|blockquote)\b[^>]*>\s*", re.I)
-_TAG = re.compile(r"<[^>]*>")
-_BLOCK_MARK = "\x00"  # never in XML text, so it cannot clash with the content
+_BLOCK = re.compile(r"</?(?:p|div|li|ul|ol|h[1-6]|tr|table|blockquote)\b[^<>]*>", re.I)
+_TAG = re.compile(r"<[^<>]*>")
 
 
 def text_to_html(text: str) -> str:
     return html.escape(text, quote=False).replace("\n", "<br>")
 
 
+def _trimmed(pieces: list[str], strip: str | None) -> list[str]:
+    """The pieces between separators, without the `strip` characters next to a separator
+    (None: whitespace); the text's own start and end are left as they are."""
+    if len(pieces) < 2:
+        return pieces
+    middle = [p.strip(strip) for p in pieces[1:-1]]
+    return [pieces[0].rstrip(strip), *middle, pieces[-1].lstrip(strip)]
+
+
 def html_to_text(markup: str) -> str:
-    # Raw line breaks in HTML are spaces; only markup makes a line break.
-    text = _RAW_NEWLINES.sub(" ", markup) if "<" in markup else markup
+    text = markup
+    if "<" in markup:
+        # Raw line breaks in HTML are spaces (with the spaces and tabs around them); only
+        # markup makes a line break.
+        text = " ".join(_trimmed(_RAW_NEWLINES.split(markup), " \t"))
     text = _BREAK.sub("\n", text)
-    # Consecutive block boundaries (</p><p>) make one line break, not several.
-    text = _BLOCK.sub(_BLOCK_MARK, text)
-    text = re.sub(f"{_BLOCK_MARK}+", _BLOCK_MARK, text).strip(_BLOCK_MARK)
-    text = _TAG.sub("", text.replace(_BLOCK_MARK, "\n"))
+    # A block boundary is a line break that takes the whitespace around it along, and
+    # consecutive boundaries (</p><p>) make one line break, not several.
+    pieces = _trimmed(_BLOCK.split(text), None)
+    text = pieces[0] if len(pieces) == 1 else "\n".join(p for p in pieces if p)
+    text = _TAG.sub("", text)
     return html.unescape(text).strip()
 
 
-_MEDIA = re.compile(r"<(img|audio|video|source|embed|object)\b[^>]*>", re.IGNORECASE)
+_MEDIA = re.compile(r"<(img|audio|video|source|embed|object)\b[^<>]*>", re.IGNORECASE)
 _SRC = re.compile(r"""\b(?:src|data)\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
 
 
@@ -56,4 +75,6 @@ def media_note(
         if kept is not None and name in kept:
             continue
         reason = "Quizsmith keeps images only" if kind != "image" and kept is not None else why
-        notes.append(f"{kind} {name!r} dropped ({reason}); check the question still makes sense.")
+        notes.append(
+            f"{kind} {quoted(name)} dropped ({reason}); check the question still makes sense."
+        )

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-_DELIMITED = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]|\$\$(.+?)\$\$", re.DOTALL)
+#: Each delimiter pair, in the order a match at one position is tried.
+_DELIMITERS = (("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$"))
 _SUPER = str.maketrans("0123456789+-=()nix", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱˣ")
 _SUB = str.maketrans("0123456789+-=()aeioxn", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢₒₓₙ")
 _SYMBOLS = {
@@ -57,7 +58,41 @@ def _group(part: str) -> str:
 
 
 def readable_math(text: str) -> str:
-    """`text` with each delimited TeX formula replaced by its readable form."""
-    if "\\(" not in text and "\\[" not in text and "$$" not in text:
+    """`text` with each delimited TeX formula replaced by its readable form.
+
+    In linear time: the pattern this replaces (the three delimiter pairs as one alternation,
+    each with a lazy `(.+?)`) looked for a closing delimiter from every opening one to the
+    end of the text, so a text of many openings and no closing took quadratic time (issue
+    48). Each pair's next opening and the first closing after it are found once and kept
+    until the text read passes them; a pair with no closing left is not looked for again."""
+    if all(opening not in text for opening, _ in _DELIMITERS):
         return text
-    return _DELIMITED.sub(lambda m: tex_to_text(next(g for g in m.groups() if g is not None)), text)
+    out: list[str] = []
+    done = 0
+    # Per delimiter: (its next opening at or after `done`, the first closing after that
+    # opening with a formula of at least one character between), or None when none is left.
+    found: list[tuple[int, int] | None] = [(-1, -1)] * len(_DELIMITERS)
+    while True:
+        for i, (opening, closing) in enumerate(_DELIMITERS):
+            kept = found[i]
+            if kept is None or kept[0] >= done:
+                continue
+            start = text.find(opening, done)
+            if start < 0:
+                found[i] = None
+                continue
+            # A closing found for an earlier opening is still the first after this one.
+            end = kept[1] if kept[1] >= start + len(opening) + 1 else -1
+            if end < 0:
+                end = text.find(closing, start + len(opening) + 1)
+            found[i] = (start, end) if end >= 0 else None
+        live = [(*pair, i) for i, pair in enumerate(found) if pair is not None]
+        if not live:
+            break
+        start, end, i = min(live)
+        opening, closing = _DELIMITERS[i]
+        out.append(text[done:start])
+        out.append(tex_to_text(text[start + len(opening) : end]))
+        done = end + len(closing)
+    out.append(text[done:])
+    return "".join(out)

@@ -42,6 +42,7 @@ from quizsmith.domain import (
     format_number,
     parse_number,
 )
+from quizsmith.errors import quoted
 from quizsmith.formats.base import (
     BLANK,
     Exporter,
@@ -233,7 +234,7 @@ class MoodleXmlFormat(Exporter, Importer):
                 continue
             name = _child_text(question, "name")
             if name:
-                where += f" ({name!r})"
+                where += f" ({quoted(name)})"
             notes: list[str] = []
             try:
                 item = self._item(question, qtype, name, levels, notes)
@@ -317,7 +318,9 @@ class MoodleXmlFormat(Exporter, Importer):
                 raise _BadError("A true/false question needs exactly one correct answer.")
             truth = correct[0][0].strip().casefold()
             if truth not in ("true", "false"):
-                raise _BadError(f"A true/false answer must be 'true' or 'false', not {truth!r}.")
+                raise _BadError(
+                    f"A true/false answer must be 'true' or 'false', not {quoted(truth)}."
+                )
             key = "True" if truth == "true" else "False"
             options = [Option(t, t == key, i) for i, t in enumerate(TF_ANSWERS)]
             return Item(type="tf", stem=stem, key=key, options=options, **meta)
@@ -329,7 +332,7 @@ class MoodleXmlFormat(Exporter, Importer):
         accepted = [Accepted(text, f) for text, f in answers if f > 0 and text != key]
         for text, f in answers:
             if f <= 0:
-                notes.append(f"answer {text!r} worth {f:g}% left out (no credit).")
+                notes.append(f"answer {quoted(text)} worth {f:g}% left out (no credit).")
         item_type = "cloze" if _CLOZE_BLANK.search(stem) else "short"
         if item_type == "cloze":
             stem = _CLOZE_BLANK.sub(BLANK, stem)
@@ -350,14 +353,14 @@ def _numerical(
     key = answers[key_at][0]
     value = parse_number(key)
     if value is None:
-        raise _BadError(f"The numerical answer {key!r} is not a number.")
+        raise _BadError(f"The numerical answer {quoted(key)} is not a number.")
     tolerance = parse_number(_child_text(answer_els[key_at], "tolerance") or "0")
     if tolerance is None or tolerance < 0:
         raise _BadError("The <tolerance> of the numerical answer is not a number.")
     for i, (text, fraction) in enumerate(answers):
         if i != key_at:
             notes.append(
-                f"numerical answer {text!r} ({fraction:g}%) left out: Quizsmith keeps one "
+                f"numerical answer {quoted(text)} ({fraction:g}%) left out: Quizsmith keeps one "
                 "value and tolerance per item."
             )
     unit = ""
@@ -366,7 +369,7 @@ def _numerical(
         if parse_number(_child_text(unit_el, "multiplier") or "1") == 1 and not unit:
             unit = name
         else:
-            notes.append(f"unit {name!r} left out: Quizsmith keeps one unit per item.")
+            notes.append(f"unit {quoted(name)} left out: Quizsmith keeps one unit per item.")
     meta["provenance"]["moodle_type"] = "numerical"
     numeric = NumericKey(value, abs(tolerance), unit)
     return Item(type="short", stem=stem, key=key, numeric=numeric, **meta)
@@ -384,7 +387,7 @@ def _media(text_el: ET.Element, notes: list[str]) -> list[Media]:
         try:
             data = base64.b64decode("".join((file_el.text or "").split()), validate=True)
         except (binascii.Error, ValueError):
-            notes.append(f"image {name!r} dropped (its base64 data is damaged).")
+            notes.append(f"image {quoted(name)} dropped (its base64 data is damaged).")
             continue
         media.append(Media(name, mime, data))
     media_note(_child_text(text_el), notes, {m.name for m in media}, "the file does not carry it")
@@ -438,7 +441,9 @@ def _answer(element: ET.Element) -> tuple[str, float]:
     try:
         fraction = float(element.get("fraction", "0"))
     except ValueError:
-        raise _BadError(f"<answer fraction={element.get('fraction')!r}> is not a number.") from None
+        raise _BadError(
+            f"<answer fraction={quoted(element.get('fraction') or '')}> is not a number."
+        ) from None
     return _rich_text(element), fraction
 
 

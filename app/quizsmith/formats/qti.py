@@ -26,6 +26,7 @@ import zipfile
 from pathlib import Path
 
 from quizsmith.domain import Item, format_number
+from quizsmith.errors import quoted
 from quizsmith.formats.base import (
     Exporter,
     ExportOptions,
@@ -237,7 +238,9 @@ class QtiFormat(Exporter):
             ET.SubElement(both, "vargte", {"respident": "response1"}).text = low
             ET.SubElement(both, "varlte", {"respident": "response1"}).text = high
             if item.numeric.unit:
-                notes.append(f"unit {item.numeric.unit!r} left out (Canvas numbers have no units).")
+                notes.append(
+                    f"unit {quoted(item.numeric.unit)} left out (Canvas numbers have no units)."
+                )
         else:
             response = ET.SubElement(
                 presentation, "response_str", {"ident": "response1", "rcardinality": "Single"}
@@ -248,7 +251,7 @@ class QtiFormat(Exporter):
                 varequal = ET.SubElement(conditionvar, "varequal", {"respident": "response1"})
                 varequal.text = xml_safe(text)
             notes += [
-                f"accepted answer {a.text!r} ({a.credit:g}%) left out: Canvas short answers "
+                f"accepted answer {quoted(a.text)} ({a.credit:g}%) left out: Canvas short answers "
                 "have no partial credit."
                 for a in item.accepted
                 if a.credit < 100

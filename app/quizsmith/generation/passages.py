@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from quizsmith.domain import Passage
+from quizsmith.generation.markdown_text import atx_heading, inline_markdown
 from quizsmith.text import (
     MAX_PASSAGE_CHARS,
     PassageError,
@@ -123,12 +124,9 @@ def _read_bytes(path: Path) -> bytes:
 
 # -- plain text and Markdown -------------------------------------------------------------------
 
-_MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _MD_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _MD_BULLET = re.compile(r"^\s*[-*+]\s+")
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MD_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
 
 
 def _read_text(path: Path, *, markdown: bool) -> tuple[str, str]:
@@ -167,31 +165,27 @@ def _markdown_blocks(text: str) -> tuple[str, str]:
             continue
         if in_code:
             continue  # code blocks are not passage prose
-        heading = _MD_HEADING.match(line)
+        title = atx_heading(line)
+        heading = title is not None
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if heading:
-            line = heading.group(2)
+        if title is not None:
+            line = title
         elif line.strip() and _MD_SETEXT.match(nxt) and not _LIST_ITEM.match(line):
-            heading = _MD_SETEXT.match(nxt)
+            heading = True
         elif _MD_SETEXT.match(line) and out and out[-1].strip() == "":
             continue  # the underline of a setext heading, already handled
         if heading:
-            text_line = _inline_markdown(line).strip()
+            text_line = inline_markdown(line).strip()
             first_heading = first_heading or text_line
             out.extend(["", text_line, ""])
-            if not _MD_HEADING.match(lines[i]):
+            if title is None:
                 lines[i + 1] = ""  # drop the setext underline
             continue
         if _LIST_ITEM.match(line):
-            out.extend(["", _inline_markdown(_MD_BULLET.sub("", line)), ""])
+            out.extend(["", inline_markdown(_MD_BULLET.sub("", line)), ""])
             continue
-        out.append(_inline_markdown(line))
+        out.append(inline_markdown(line))
     return "\n".join(out), first_heading
-
-
-def _inline_markdown(line: str) -> str:
-    line = _MD_LINK.sub(r"\1", line)
-    return _MD_EMPHASIS.sub(r"\2", line)
 
 
 # -- Word ----------------------------------------------------------------------------------------

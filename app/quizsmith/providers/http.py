@@ -45,8 +45,14 @@ from typing import Any
 
 from quizsmith.errors import AuthError, ProviderError
 from quizsmith.secrets import mask_secrets, split_userinfo
+from quizsmith.settings import plain_http_warning
 
 log = logging.getLogger(__name__)
+#: What the teacher should hear about, not only the log file: the CLI prints the records of
+#: "quizsmith.notices" loggers on stderr as "warning: ...".
+NOTICES = logging.getLogger("quizsmith.notices.http")
+#: Addresses already warned about in this process (a run builds a client per model role).
+_warned_plain_http: set[str] = set()
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 #: Default first backoff step in seconds (doubled per retry, with jitter). A module constant
 #: so tests can shorten it.
@@ -124,6 +130,10 @@ class JsonHttpClient:
         self.max_response_bytes = max_response_bytes or MAX_RESPONSE_BYTES
         # Header values that carry a key, masked should a server echo them anywhere.
         self._secrets = _header_secrets(headers or {}) + ([userinfo] if userinfo else [])
+        warning = plain_http_warning(self._url) if self._secrets else None
+        if warning and self.base_url not in _warned_plain_http:
+            _warned_plain_http.add(self.base_url)
+            NOTICES.warning("The endpoint at %s %s", self.base_url, warning)
         self._slots = threading.BoundedSemaphore(max(1, max_concurrency))
         # "Later" from the server: no request before this time (monotonic), and why.
         self._later_lock = threading.Lock()
@@ -197,6 +207,8 @@ class JsonHttpClient:
                     "Check any proxy between you and the server, and try again.",
                 ) from None
             else:
+                if 300 <= status < 400:
+                    raise self._redirected(url, path, status, headers.get("location"))
                 if status < 400:
                     with self._later_lock:
                         self._failed_in_row = 0
@@ -292,6 +304,32 @@ class JsonHttpClient:
                 return response.status_code, response.headers, b"".join(chunks)
         finally:
             _deadline.value = None
+
+    def _redirected(self, url: str, path: str, status: int, location: str | None) -> HttpError:
+        """A redirect is reported, never followed: the key would go along to an address the
+        teacher did not configure (and an answer read as "not JSON" named no redirect)."""
+        from urllib.parse import urljoin
+
+        target = split_userinfo(urljoin(url, location))[0] if location else ""
+        target = self.mask(target)
+        shown = target if len(target) <= 200 else target[:200] + "…"
+        suffix = "/" + path.lstrip("/")
+        new_base = target[: -len(suffix)] if target.endswith(suffix) and len(target) <= 200 else ""
+        fix = (
+            f"If that is the server's new address and you trust it, set the endpoint's base_url "
+            f'to "{new_base}".'
+            if new_base
+            else "Check the endpoint's base_url: use the address the server answers at "
+            "itself (often https:// rather than http://, or ending in /v1)."
+        )
+        return HttpError(
+            f"The server at {self.base_url} redirected the request (HTTP {status}) "
+            + (f"to {shown}" if shown else "without saying where")
+            + "; Quizsmith does not follow redirects, so that the API key goes only to the "
+            "address in the settings.",
+            fix,
+            status=status,
+        )
 
     def _too_large(self) -> HttpError:
         return HttpError(
