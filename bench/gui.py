@@ -15,6 +15,13 @@
    max are reported. The models are not loaded beforehand, so loading them is part of what
    is measured. Also recorded: the time to the first item (a teacher's first wait) and how
    many different steps the status bar showed before it.
+   With --cold, nothing is cached when it starts, as on a teacher's first start after the
+   install (issue 47: "Finding facts" for 2 min 08 s, the first item at 5 min 37 s): a
+   fresh cache folder (no llama.cpp check on record; the assembled model files are linked
+   from the usual cache, as the install leaves them), the model files and the English
+   parser dropped from the operating system's file cache where it lets a user do that
+   (posix_fadvise; Linux), and a fresh settings folder, so the first start picks the
+   profile. The steps shown before the first item are listed with their times.
 3. Closing during a job (issue 19: the window froze 10-14 s): the window starts a real
    generation; once a model is at work (--close-after seconds after the first step) the
    window is closed. Measured: how long `close()` takes until the window is gone (target:
@@ -22,7 +29,8 @@
    failed), and the bank's integrity check afterwards. --close-runs runs.
 
     .venv/bin/python bench/gui.py [--launches 5] [--n 5] [--candidates 3] [--threads 0]
-                                  [--close-runs 3] [--close-after 3] [--only close]
+                                  [--close-runs 3] [--close-after 3] [--only close|latency]
+                                  [--cold]
 
 Results in bench/results/gui.*.
 """
@@ -136,7 +144,73 @@ def wait_for(app: Any, done: Any, timeout_s: float) -> None:
         raise SystemExit(f"timed out after {timeout_s:.0f} s")
 
 
-def latency_run(n: int, candidates: int, threads: int, profile: str) -> dict[str, Any]:
+def model_files(profile: str) -> list[Path]:
+    """The files a generation on `profile` reads its models from: the catalog models of the
+    profile's roles (and the overall estimate's signal models), and the English parser's."""
+    import importlib.util
+
+    from quizsmith.errors import QuizsmithError
+    from quizsmith.generation.analysis import PIPELINE_PACKAGE
+    from quizsmith.operations.model_loading import local_models
+    from quizsmith.providers import catalog
+    from quizsmith.settings import Settings
+
+    files: list[Path] = []
+    models = catalog.all_models([])
+    for ref in local_models(Settings(profile=profile)):
+        try:
+            found = catalog.locate(catalog.find(ref, models), assemble=False)
+        except QuizsmithError:
+            continue
+        files += [found] if found.is_file() else [f for f in found.rglob("*") if f.is_file()]
+    spec = importlib.util.find_spec(PIPELINE_PACKAGE)
+    if spec is not None and spec.submodule_search_locations:
+        for folder in spec.submodule_search_locations:
+            files += [f for f in Path(folder).rglob("*") if f.is_file()]
+    return files
+
+
+def drop_from_file_cache(files: list[Path]) -> int:
+    """Ask the operating system to drop the files' pages from its cache (clean pages of
+    files this user can read; no root needed); the bytes asked for, 0 where it cannot."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return 0
+    dropped = 0
+    for path in files:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            advise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            dropped += path.stat().st_size
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return dropped
+
+
+def cold_start(folder: Path, profile: str) -> dict[str, Any]:
+    """Make the coming run start with nothing cached (see the module's --cold): a fresh
+    cache folder beside `folder`'s settings, with the usual cache's assembled models linked
+    in, and the model files dropped from the file cache. What was done, for the results."""
+    from quizsmith import paths
+
+    usual = paths.cache_dir()
+    cache = folder / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    if (usual / "models").is_dir():
+        (cache / "models").symlink_to(usual / "models", target_is_directory=True)
+    os.environ["QUIZSMITH_CACHE_DIR"] = str(cache)
+    files = model_files(profile)
+    return {"files": len(files), "dropped_mib": drop_from_file_cache(files) / 2**20}
+
+
+def latency_run(
+    n: int, candidates: int, threads: int, profile: str, cold: bool = False
+) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from quizsmith import paths
@@ -150,6 +224,7 @@ def latency_run(n: int, candidates: int, threads: int, profile: str) -> dict[str
     with tempfile.TemporaryDirectory(prefix="quizsmith-bench-") as tmp:
         os.environ["QUIZSMITH_CONFIG_DIR"] = str(Path(tmp) / "config")
         os.environ["QUIZSMITH_DATA_DIR"] = str(Path(tmp) / "data")
+        cold_info = cold_start(Path(tmp), profile) if cold else {}
         bank = ItemBank(Path(tmp) / "bank.sqlite")
         settings = Settings(n_threads=threads, profile=profile)
         window = MainWindow(bank, settings)
@@ -173,12 +248,16 @@ def latency_run(n: int, candidates: int, threads: int, profile: str) -> dict[str
             raise SystemExit("generation did not start")
         first_item: list[float] = []
         steps: list[str] = []
+        #: (seconds since Generate, message) of each different step before the first item.
+        timeline: list[tuple[float, str]] = []
 
         def on_progress(event: Any) -> None:
             # The time a teacher waits for the first item (issue 27: 2 min 47 s, with one
             # message for the first minute) and the steps shown before it.
             if not first_item:
                 steps.append(event.message)
+                if not timeline or timeline[-1][1] != event.message:
+                    timeline.append((time.perf_counter() - started, event.message))
                 if getattr(event.payload, "id", None) is not None:
                     first_item.append(time.perf_counter() - started)
 
@@ -216,6 +295,8 @@ def latency_run(n: int, candidates: int, threads: int, profile: str) -> dict[str
         "generation_s": generated_s,
         "first_item_s": first_item[0] if first_item else None,
         "steps_before_first_item": len(dict.fromkeys(steps)),
+        "timeline": [{"s": round(t, 1), "step": m} for t, m in timeline],
+        "cold": cold_info,
         "items": len(ids),
         "note": note,
         "scoring_s": scoring_s,
@@ -301,7 +382,14 @@ def main() -> None:
         "--close-after", type=float, default=3.0, help="seconds of model work before closing"
     )
     parser.add_argument(
-        "--only", choices=("close",), help="run only this part (results go to gui-close.*)"
+        "--only",
+        choices=("close", "latency"),
+        help="run only this part (results go to gui-close.* or gui-latency.*)",
+    )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="the latency run starts with nothing cached, as a first start (see above)",
     )
     args = parser.parse_args()
     if args.profile is None:
@@ -309,6 +397,12 @@ def main() -> None:
 
         args.profile = pick(this_machine())[0]
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    if args.only == "latency":
+        latency = latency_run(args.n, args.candidates, args.threads, args.profile, args.cold)
+        print("latency", json.dumps(latency), flush=True)
+        write_latency_results(latency, args)
+        return
 
     closes = []
     for k in range(args.close_runs):
@@ -322,13 +416,14 @@ def main() -> None:
     for k in range(args.launches):
         launches.append(launch_once())
         print(f"launch {k + 1}: {json.dumps(launches[-1])}", flush=True)
-    latency = latency_run(args.n, args.candidates, args.threads, args.profile)
+    latency = latency_run(args.n, args.candidates, args.threads, args.profile, args.cold)
     print("latency", json.dumps(latency), flush=True)
 
     info = machine()
     command = (
         f".venv/bin/python bench/gui.py --launches {args.launches} --n {args.n} "
         f"--candidates {args.candidates} --threads {args.threads} --profile {args.profile}"
+        + (" --cold" if args.cold else "")
     )
     launch_median = median([r["seconds"] for r in launches])
     data = {
@@ -360,7 +455,7 @@ def main() -> None:
         f"| event-loop lateness p50 | {latency['p50_ms']:.1f} ms | |",
         f"| event-loop lateness p99 | {latency['p99_ms']:.1f} ms | < {P99_TARGET_MS:.0f} ms |",
         f"| event-loop lateness max | {latency['max_ms']:.1f} ms | |",
-        f"| time to the first generated item (models cold) | {_seconds(latency)} | |",
+        f"| time to the first generated item ({_start_words(args.cold)}) | {_seconds(latency)} | |",
         f"| different steps shown before it | {latency['steps_before_first_item']} | |",
         "",
         f"Launches (s): {', '.join(f'{s:.2f}' for s in seconds)}; model "
@@ -373,10 +468,61 @@ def main() -> None:
         f"{', '.join(latency['model_libraries_in_window']) or 'no model library'}; the model "
         f"host held {latency['host_memory_mib'].get('rss_mib', 0):.0f} MiB.",
         "",
+        *timeline_lines(latency),
         *close_table(closes),
     ]
     text = "\n".join(md)
     write_results("gui", data, text)
+    print(text)
+
+
+def _start_words(cold: bool) -> str:
+    return "first start, nothing cached" if cold else "models cold"
+
+
+def timeline_lines(latency: dict[str, Any]) -> list[str]:
+    """The steps shown before the first item, each with when it began."""
+    rows = latency.get("timeline") or []
+    if not rows:
+        return []
+    lines = ["| s after Generate | step shown |", "| ---: | --- |"]
+    lines += [f"| {r['s']:.1f} | {r['step']} |" for r in rows]
+    return [*lines, ""]
+
+
+def write_latency_results(latency: dict[str, Any], args: argparse.Namespace) -> None:
+    info = machine()
+    command = (
+        f".venv/bin/python bench/gui.py --only latency --n {args.n} --candidates "
+        f"{args.candidates} --threads {args.threads} --profile {args.profile}"
+        + (" --cold" if args.cold else "")
+    )
+    cold = latency.get("cold") or {}
+    text = "\n".join(
+        [
+            "## Desktop app: the first generation (`bench/gui.py --only latency`)",
+            "",
+            f"Command: `{command}` at revision {git_revision()}, {info['date']}; "
+            f"{info['cpu']}, {info['logical_cpus']} logical CPUs; Qt offscreen.",
+            "",
+            f"Time to the first generated item ({_start_words(args.cold)}): "
+            f"{_seconds(latency)}; all {latency['items']} of {args.n}: "
+            f"{latency['generation_s']:.0f} s."
+            + (
+                f" Nothing cached: {cold.get('files', 0)} model files, "
+                f"{cold.get('dropped_mib', 0):.0f} MiB dropped from the file cache."
+                if args.cold
+                else ""
+            ),
+            "",
+            *timeline_lines(latency),
+        ]
+    )
+    write_results(
+        "gui-latency",
+        {"machine": info, "command": command, "revision": git_revision(), "latency": latency},
+        text,
+    )
     print(text)
 
 

@@ -9,20 +9,23 @@ from quizsmith.generation.pipeline import SHORTFALL_FACTS, _shortfall
 
 def test_each_fact_that_gave_none_is_named_with_its_last_reason_pinned_first() -> None:
     gave_none = {
-        "Creon": "distractors for 'Who ...?': only 0 of 3 passed the filters",
+        "Creon": "too few good wrong answers for \u201cWho ...?\u201d (0 of the 3 needed passed "
+        "the checks)",
         "conscience": "question 3 dropped: the question gives away the answer",
     }
     dropped = [
         "'Creon': question 3 dropped: the question gives away the answer",
-        "'Creon': distractors for 'Who ...?': only 0 of 3 passed the filters",
+        "'Creon': too few good wrong answers for \u201cWho ...?\u201d (0 of the 3 needed passed "
+        "the checks)",
         "'conscience': question 1 dropped: the question gives away the answer",
         "'conscience': question 3 dropped: the question gives away the answer",
     ]
     message = _shortfall(0, 1, 2, gave_none, dropped, "Try a longer passage.")
     assert message.startswith("Only 0 of 1 items could be made from 2 candidate facts")
     assert (
-        "why each fact gave none: 'Creon': distractors for 'Who ...?': only 0 of 3 passed "
-        "the filters; 'conscience': question 3 dropped" in message
+        "why each fact gave none: \u201cCreon\u201d: too few good wrong answers for \u201cWho "
+        "...?\u201d (0 of the 3 needed passed the checks); \u201cconscience\u201d: question 3 "
+        "dropped" in message
     )
     assert message.endswith("Try a longer passage.")
 
@@ -30,8 +33,8 @@ def test_each_fact_that_gave_none_is_named_with_its_last_reason_pinned_first() -
 def test_many_facts_are_counted_beyond_the_named_ones() -> None:
     gave_none = {f"fact {i}": "no candidate" for i in range(SHORTFALL_FACTS + 3)}
     message = _shortfall(2, 5, 10, gave_none, [], "")
-    assert "'fact 0': no candidate" in message
-    assert f"'fact {SHORTFALL_FACTS}'" not in message
+    assert "\u201cfact 0\u201d: no candidate" in message
+    assert f"\u201cfact {SHORTFALL_FACTS}\u201d" not in message
     assert "; and 3 more)" in message
 
 

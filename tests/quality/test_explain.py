@@ -24,8 +24,8 @@ def test_the_signal_that_moved_the_estimate_most_comes_first() -> None:
     expected = base - logistic([{"sig.q_fluency": 1.0, "sig.overlap": 1.0}])[0]
     assert math.isclose(reasons[0]["effect"], expected)  # hand-computed: about -0.59
     assert reasons[0]["effect"] < 0 and reasons[1]["effect"] > 0
-    assert reasons[0]["text"] == "the question reads awkwardly (lowers the estimate)"
-    assert reasons[1]["text"] == "the passage holds the question's words (raises the estimate)"
+    assert reasons[0]["text"] == "the question reads awkwardly (estimate down 74 points)"
+    assert reasons[1]["text"] == "the passage holds the question's words (estimate up 3 points)"
 
 
 def test_small_effects_missing_values_and_unknown_signals_are_left_out() -> None:
@@ -46,9 +46,21 @@ def test_k_limits_the_list() -> None:
 def test_the_reader_s_own_answer_is_quoted() -> None:
     text = reason_text("sig.reader_f1", 0.0, 1.0, -0.3, answer="condensation")
     assert text == (
-        "a model reading the passage answers \u201ccondensation\u201d, not the key "
-        "(lowers the estimate)"
+        "a computer model reading the passage answers \u201ccondensation\u201d, not the answer "
+        "key (estimate down 30 points)"
     )
+
+
+def test_a_pull_against_the_words_is_said_to_be_unexpected() -> None:
+    # Issue 47: "a model reading the passage picks another phrase than the key (raises the
+    # estimate)" read as a contradiction.
+    text = reason_text("sig.pick_f1", 0.0, 1.0, 0.04)
+    assert text.startswith("asked to pick the answer from the passage, a computer model picks")
+    assert "(estimate up 4 points, unexpectedly:" in text
+    assert "unexpectedly" not in reason_text("sig.pick_f1", 0.0, 1.0, -0.04)
+    # A high value that reads worse: the question names its own answer.
+    assert "unexpectedly" not in reason_text("sig.key_in_stem", 1.0, 0.0, -0.1)
+    assert "unexpectedly" not in reason_text("sig.stem_words", 20.0, 10.0, -0.1)
 
 
 def test_reference_values_are_medians_of_present_values() -> None:

@@ -199,13 +199,15 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     described = ctx.passage_terms if asked else None
     for seed, text, _, _ in stems:
         yield BuildStep("choosing wrong answers and checking them", k / parts)
-        outcome, note = _distractors(text, target, ctx, seed, asked, described)
+        outcome, note = wrong_answers(text, target, ctx, seed, asked, described)
         if note:
             built.notes.append(note)
         if len(outcome.kept) >= wanted:
             break
+        # In a teacher's words: the note reaches the window's shortfall message (issue 47).
         built.notes.append(
-            f"distractors for {text!r}: only {len(outcome.kept)} of {wanted} passed the filters"
+            f"too few good wrong answers for \u201c{text}\u201d ({len(outcome.kept)} of the "
+            f"{wanted} needed passed the checks)"
         )
     else:
         return built
@@ -285,7 +287,7 @@ def _rule_stem(target: Target) -> writer.Written:
     return writer.Written(None if reason else stem, reason)
 
 
-def _distractors(
+def wrong_answers(
     question: str,
     target: Target,
     ctx: BuildContext,
@@ -357,7 +359,7 @@ def _true_false(target: Target, k: int, ctx: BuildContext) -> BuildSteps:
         return built
     cloze = _cloze(target, ctx).stem
     yield BuildStep("changing the fact into a false statement and checking it", 0.0)
-    outcome, note = _distractors(f"Complete: {cloze}", target, ctx, ctx.seed)
+    outcome, note = wrong_answers(f"Complete: {cloze}", target, ctx, ctx.seed)
     chosen, dropped = outcome.kept, outcome.dropped
     if note:
         built.notes.append(note)
@@ -383,7 +385,7 @@ def _true_false(target: Target, k: int, ctx: BuildContext) -> BuildSteps:
             )
         )
     if not built.candidates:
-        built.notes.append("no false statement: no replacement for the answer passed the filters")
+        built.notes.append("no false statement: no replacement for the answer passed the checks")
     return built
 
 

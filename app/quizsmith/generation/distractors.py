@@ -100,6 +100,11 @@ class FilterConfig:
     wanted: int = 3
 
 
+#: The reason recorded for a survivor beyond the wanted number: it passed every check, so
+#: the editor offers it to replace a wrong answer (operations/wrong_answers.py).
+NOT_NEEDED = "not needed (enough better candidates)"
+
+
 @dataclass
 class FilterOutcome:
     kept: list[str] = field(default_factory=list)
@@ -218,7 +223,7 @@ def filter_distractors(
     out.kept = survivors[: cfg.wanted]
     out.spare = survivors[cfg.wanted :]
     for text in out.spare:
-        out.drop(text, "not needed (enough better candidates)")
+        out.drop(text, NOT_NEEDED)
     return out
 
 

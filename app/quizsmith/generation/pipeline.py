@@ -1,4 +1,9 @@
-"""`generate_items`: passage -> targets -> candidates -> ranked items, as a cancellable job."""
+"""`generate_items`: passage -> targets -> candidates -> ranked items, as a cancellable job.
+
+Why this module is long: `generate_items` is one generator whose steps (loading the models it
+names, the targets, each target's candidates, ranking, setting aside, the shortfall) share the
+run's state (the result, the items set aside, the facts that gave none), and each step announces
+itself as progress from that one frame; its helpers sit beside it."""
 
 from __future__ import annotations
 
@@ -11,7 +16,13 @@ from dataclasses import replace
 from quizsmith.domain import Item, Passage
 from quizsmith.errors import CancelledError, QuizsmithError
 from quizsmith.generation import writer
-from quizsmith.generation.analysis import PassageAnalysis, analyse
+from quizsmith.generation.analysis import (
+    PARSER_MODEL,
+    PassageAnalysis,
+    analyse,
+    parser_loaded,
+    pipeline,
+)
 from quizsmith.generation.api import GeneratedStep, GenerationRequest, GenerationResult
 from quizsmith.generation.builder import (
     CHAT_PROFILE,
@@ -21,6 +32,7 @@ from quizsmith.generation.builder import (
     build_steps,
 )
 from quizsmith.generation.constituent_targets import concept_targets, passage_targets
+from quizsmith.generation.model_names import model_name, provider_name
 from quizsmith.generation.rank import (
     best_first,
     kept_metrics,
@@ -62,6 +74,8 @@ WRITING_SHARE = 0.5
 RANKED_SHARE = 0.85
 
 
+#: The roles of the models that check the wrong answers (`_qa`, `_embedder`).
+CHECKERS = ("qa", "embeddings")
 #: How many facts that gave no item the shortfall message names (with its last reason).
 SHORTFALL_FACTS = 4
 
@@ -97,12 +111,19 @@ def generate_items(
     try:
         # Each slow step says what it is: the first minute used to read "Reading the
         # passage" throughout (issue 27).
-        yield Progress("Loading the question-writing model", 0, n)
+        # Each names what it loads (issue 47: the first run's two minutes read "Finding facts").
+        writer_name = model_name(settings.role("generator"))
+        yield Progress(f"Loading the question-writing model ({writer_name})", 0, n)
         # Checked after each announcement: Cancel stops before the next model step.
         cancel.raise_if_cancelled()
         generator = provider_for_role("generator", settings)
         profile = writer.profile_for(generator, settings)
-        yield Progress("Finding facts to ask about (the model reads the passage)", 0, n)
+        if not parser_loaded():
+            yield Progress(f"Loading the English parser ({model_name(PARSER_MODEL)})", 0, n)
+            cancel.raise_if_cancelled()
+            pipeline()
+        who = provider_name(generator)
+        yield Progress(f"Finding facts to ask about ({who} reads the passage)", 0, n)
         cancel.raise_if_cancelled()
         analysis = analyse(text)
         targets = _targets(analysis, request, generator, profile, cancel)
@@ -114,7 +135,8 @@ def generate_items(
                 "dates or key terms were found).",
                 "Pin a fact or an answer, or give a longer passage.",
             )
-        yield Progress("Loading the models that check the wrong answers", 0, n)
+        checkers = ", ".join(dict.fromkeys(model_name(settings.role(r)) for r in CHECKERS))
+        yield Progress(f"Loading the models that check the wrong answers ({checkers})", 0, n)
         cancel.raise_if_cancelled()
         qa = _qa(settings, result)
         ctx = BuildContext(
@@ -145,6 +167,13 @@ def generate_items(
                 result.dropped.append(f"{target.answer!r}: an earlier item's key already")
                 continue
             item_type = request.types[len(result.items) % len(request.types)]
+            if item_type in VERBATIM_TYPES and _voiced(analysis, target):
+                # Copied as it stands, the sentence would keep "we", "you" or "above".
+                result.dropped.append(
+                    f"{target.answer!r}: its sentence speaks to the reader or of the text "
+                    f"itself, not copied into a {TYPE_NAMES[item_type]}"
+                )
+                continue
             done = len(result.items)
             label = f"Item {done + 1}/{n}"
             about = f"a {TYPE_NAMES[item_type]} about {_quoted(target.answer)}"
@@ -343,6 +372,17 @@ def set_aside_reason(item: Item) -> str | None:
     return None
 
 
+#: The item types that copy their fact sentence as it stands.
+VERBATIM_TYPES = ("tf", "cloze")
+
+
+def _voiced(analysis: PassageAnalysis, target: Target) -> bool:
+    """Whether the target's sentence speaks in a voice of its own (`PassageAnalysis.voiced`);
+    a pinned fact is the teacher's choice."""
+    at = target.sentence_index
+    return target.kind != "pinned" and 0 <= at < len(analysis.voiced) and analysis.voiced[at]
+
+
 def _unique(values: object) -> list[str]:
     seen: dict[str, None] = {}
     for v in values:  # type: ignore[attr-defined]
@@ -383,7 +423,7 @@ def _shortfall(
     facts tried after it (`--answer Creon` once showed only the reasons of "conscience")."""
     if gave_none:
         shown = list(gave_none.items())[:SHORTFALL_FACTS]
-        why = "why each fact gave none: " + "; ".join(f"{a!r}: {r}" for a, r in shown)
+        why = "why each fact gave none: " + "; ".join(f"{_quoted(a)}: {r}" for a, r in shown)
         if len(gave_none) > len(shown):
             why += f"; and {len(gave_none) - len(shown)} more"
     elif dropped:

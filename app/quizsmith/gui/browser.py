@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Generator
+from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -27,6 +30,75 @@ from quizsmith.gui.worker import JobRunner, JobWorker
 from quizsmith.jobs import CancelToken, Progress
 from quizsmith.operations.reviews import record_review
 from quizsmith.settings import Settings
+
+#: Before the question of an item the search found through its passage alone (issue 47:
+#: "sugar" listed every item of a passage without saying why).
+PASSAGE_MARK = "[passage]"
+
+
+@dataclass
+class Found:
+    """A search's result: the items, the reasons of their last decisions, and for the items
+    found only through their passage, the mark and its tooltip (by item id)."""
+
+    items: list[Item]
+    reasons: dict[int, str] = field(default_factory=dict)
+    matches: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+
+def _words(text: str) -> list[str]:
+    """Words as the bank's full-text index reads them: letters and digits, case and accents
+    aside (bank/schema.py: unicode61 remove_diacritics)."""
+    plain = "".join(
+        ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch)
+    )
+    return [w.casefold() for w in re.findall(r"[^\W_]+", plain)]
+
+
+def query_terms(query: str) -> list[tuple[list[str], bool]]:
+    """What the bank's search looks for (bank/search.py, fts_query): each word or "quoted
+    phrase" as its words, and whether it matches as a prefix (the last term, while typing)."""
+    terms = []
+    for phrase, word in re.findall(r'"([^"]*)"|([^\s"]+)', query or ""):
+        words = _words(phrase or word)
+        if words:
+            terms.append((words, False))
+    if terms and not query.rstrip().endswith('"'):
+        terms[-1] = (terms[-1][0], True)
+    return terms
+
+
+def _has(words: list[str], term: list[str], prefix: bool) -> bool:
+    n = len(term)
+    for i in range(len(words) - n + 1):
+        if words[i : i + n - 1] == term[:-1] and (
+            words[i + n - 1].startswith(term[-1]) if prefix else words[i + n - 1] == term[-1]
+        ):
+            return True
+    return False
+
+
+def found_in_own_text(item: Item, query: str) -> bool:
+    """Whether the item's question, answer or options hold every term of the query (the
+    search then found it by its own text, not by its passage's)."""
+    words = _words(" ".join([item.stem, item.key, *(o.text for o in item.options)]))
+    return all(_has(words, term, prefix) for term, prefix in query_terms(query))
+
+
+def passage_matches(items: list[Item], query: str) -> dict[int, tuple[str, str]]:
+    """The items a search for `query` found only through their passage's title or text."""
+    if not query_terms(query):
+        return {}
+    tip = (
+        f"Found through its passage: the passage's title or text holds \u201c{query.strip()}"
+        "\u201d; the question, its answer and options do not."
+    )
+    return {
+        int(item.id): (PASSAGE_MARK, tip)
+        for item in items
+        if item.id is not None and not found_in_own_text(item, query)
+    }
+
 
 SEARCH_DEBOUNCE_MS = 300
 LIMIT = 1000
@@ -87,10 +159,12 @@ class BankBrowser(QWidget):
         self.delete_button = QPushButton("Delete…")
         self.delete_button.setToolTip("Delete the selected items (asks first; Del)")
 
+        # The search on a line of its own: beside five filters at 1280x720 it was cut to
+        # "S..." (issue 47).
         filters = QHBoxLayout()
-        filters.addWidget(self.search_edit, 2)
         for box in (self.status_box, self.subject_box, self.tag_box, self.flag_box, self.quiz_box):
             filters.addWidget(box)
+        filters.addStretch(1)
         # Two rows: in one, the actions made the Bank tab (and so the window) too wide for
         # a 1366-pixel laptop screen beside the passage list and the editor (issue 27).
         actions = QHBoxLayout()
@@ -105,6 +179,7 @@ class BankBrowser(QWidget):
         for w in (self.status_target, self.status_button):
             bulk.addWidget(w)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.search_edit)
         layout.addLayout(filters)
         layout.addWidget(self.view, 1)
         layout.addLayout(actions)
@@ -181,9 +256,7 @@ class BankBrowser(QWidget):
         quiz_id = self.quiz_box.currentData()
         text = self.search_edit.text().strip()
 
-        def job(
-            token: CancelToken,
-        ) -> Generator[Progress, None, tuple[list[Item], dict[int, str]]]:
+        def job(token: CancelToken) -> Generator[Progress, None, Found]:
             yield Progress("Searching the bank", 0, 1)
             items = bank.search(
                 text, status=status, subject=subject, tag=tag, flagged=flagged, limit=LIMIT
@@ -194,7 +267,7 @@ class BankBrowser(QWidget):
                 items = [by_id[i] for i in order if i in by_id]
             decided = [int(i.id) for i in items if i.id is not None and i.status != "draft"]
             reasons = {k: r.reason for k, r in bank.last_reviews(decided).items() if r.reason}
-            return items, reasons
+            return Found(items, reasons, passage_matches(items, text))
 
         worker = self.runner.start(job)
         self._query = worker
@@ -207,15 +280,18 @@ class BankBrowser(QWidget):
             self._query = None
             show_error(self, message, fix)
 
-    def _loaded(self, outcome: tuple[list[Item], dict[int, str]]) -> None:
+    def _loaded(self, found: Found) -> None:
         if self._query is None or self.sender() is not self._query.signals:
             return  # a newer search is on its way
         self._query = None
-        items, reasons = outcome
-        self.model.set_items(items, reasons)
-        self.count_label.setText(
-            f"{len(items)} item(s)" + (f" (first {LIMIT})" if len(items) >= LIMIT else "")
-        )
+        items = found.items
+        self.model.set_items(items, found.reasons, found.matches)
+        count = f"{len(items)} item(s)" + (f" (first {LIMIT})" if len(items) >= LIMIT else "")
+        if found.matches:
+            count += (
+                f"; {len(found.matches)} found only in their passage's text, marked {PASSAGE_MARK}"
+            )
+        self.count_label.setText(count)
         if self._select_after:
             self.select_ids(self._select_after)
             self._select_after = []

@@ -180,6 +180,8 @@ class ItemEditor(QWidget):
     item_changed = Signal(object)
     #: A live re-score finished for the draft (the draft Item with its new scores).
     live_scored = Signal(object)
+    #: Another item (or none) is shown: the lists highlight it (issue 47).
+    item_shown = Signal()
 
     def __init__(
         self,
@@ -284,7 +286,16 @@ class ItemEditor(QWidget):
         form.addRow("Type", kinds)
         form.addRow("Question", self.stem_edit)
         form.addRow("Answer", self.key_edit)
-        form.addRow("Distractors", self.distractor_edit)
+        # Beside the wrong answers: replace one by another of the key's kind (issue 47).
+        from quizsmith.gui.wrong_answers import WrongAnswerButton
+
+        self.wrong_answer_button = WrongAnswerButton(self)
+        self.distractor_row = QWidget()
+        row = QHBoxLayout(self.distractor_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.distractor_edit, 1)
+        row.addWidget(self.wrong_answer_button, 0, Qt.AlignmentFlag.AlignTop)
+        form.addRow("Distractors", self.distractor_row)
         form.addRow("Also accept", self.accepted_edit)
         form.addRow("Target fact", self.fact_edit)
         self.form = form
@@ -369,6 +380,10 @@ class ItemEditor(QWidget):
         self.reject_button.clicked.connect(lambda: self.decide("reject"))
         self.review_button.clicked.connect(lambda: self.decide("needs-review"))
         self.set_item(None)
+        # Seconds on the chips of the metrics still running (issue 47).
+        from quizsmith.gui.chip_clock import ChipClock
+
+        self.chip_clock = ChipClock(self)
 
     @property
     def live_metrics(self) -> list[str]:
@@ -446,6 +461,7 @@ class ItemEditor(QWidget):
         key = self._read_ahead_key()
         if key is not None and key not in self._read_ahead_done and self.read_ahead_ms is not None:
             self.read_ahead_timer.start(self.read_ahead_ms)
+        self.item_shown.emit()
 
     # --- reading ahead ----------------------------------------------------------------------
     def _read_ahead_key(self) -> tuple[object, ...] | None:
@@ -656,6 +672,11 @@ class ItemEditor(QWidget):
         texts = dict.fromkeys(t.strip() for t in lines if t.strip() and t.strip() != key)
         return [Accepted(text, credit.get(text, 100.0)) for text in texts]
 
+    def distractor_lines(self) -> list[str]:
+        """The wrong answers as typed, one per non-empty line."""
+        lines = self.distractor_edit.toPlainText().splitlines()
+        return [line.strip() for line in lines if line.strip()]
+
     def item_type(self) -> str:
         """The chosen type's code (mcq, tf, short, cloze)."""
         return str(self.type_box.currentData() or "mcq")
@@ -665,9 +686,10 @@ class ItemEditor(QWidget):
         # answer and fill in the blank take other answers. A field that does not apply is
         # hidden, not just greyed (a fill-in item seemed to offer distractors, issue 27).
         kind = self.item_type()
-        self.form.setRowVisible(self.distractor_edit, kind == "mcq")
+        self.form.setRowVisible(self.distractor_row, kind == "mcq")
         self.form.setRowVisible(self.accepted_edit, kind in ACCEPTING_TYPES)
         self.distractor_edit.setEnabled(self.item is not None and kind == "mcq")
+        self.wrong_answer_button.setEnabled(self.item is not None and kind == "mcq")
         self.accepted_edit.setEnabled(self.item is not None and kind in ACCEPTING_TYPES)
 
     def _edited(self) -> None:

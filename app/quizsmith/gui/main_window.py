@@ -17,8 +17,8 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSignalBlocker, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 from quizsmith.bank.store import ItemBank
 from quizsmith.domain import Item, Passage
 from quizsmith.errors import QuizsmithError
-from quizsmith.gui import deletion, jobs, prefs
+from quizsmith.gui import deletion, jobs, prefs, screen_fit
 from quizsmith.gui.browser import BankBrowser
 from quizsmith.gui.item_editor import AUTOSAVE_MS, ItemEditor
 from quizsmith.gui.messages import show_error, show_exception, show_info
@@ -71,6 +71,39 @@ def cancelled_note(kept: int) -> str:
     return f"Cancelled, {kept} item{'s' if kept != 1 else ''} kept."
 
 
+def select_item_row(view: QTableView, item_id: int | None, clear: bool) -> None:
+    """Make the row of `item_id` the view's current row (a selection for a bulk action that
+    holds it is left alone). Without such a row: with `clear`, no row is highlighted,
+    silently, since "no current item" would empty the editor."""
+    model = view.model()
+    row = next(
+        (
+            r
+            for r in range(model.rowCount())
+            if item_id is not None
+            and getattr(model.index(r, 0).data(ItemRole), "id", None) == item_id
+        ),
+        -1,
+    )
+    current = view.currentIndex()
+    selection = view.selectionModel()
+    if row >= 0:
+        if current.isValid() and current.row() == row:
+            return
+        index = model.index(row, 0)
+        if selection.isRowSelected(row):
+            # Among the rows selected for a bulk action: those stay selected.
+            selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.NoUpdate)
+        else:
+            view.setCurrentIndex(index)  # opens the editor's item: no change
+        return
+    if clear and (current.isValid() or selection.hasSelection()):
+        blocker = QSignalBlocker(selection)
+        selection.clear()
+        blocker.unblock()
+        view.viewport().update()
+
+
 class MainWindow(QMainWindow):
     def __init__(self, bank: ItemBank, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -83,7 +116,14 @@ class MainWindow(QMainWindow):
         self.generated_kept = 0
         self.setObjectName("MainWindow")  # saveState() names what it saves by objectName
         self.setWindowTitle(f"Quizsmith — {bank.path.name}")
-        self.resize(1400, 860)
+        # Within the screen's free area, not a fixed 1400x860 (issue 47: larger than a
+        # 1366x768 laptop's screen, the status bar with Cancel was off-screen).
+        screen = self.screen()
+        if screen is not None:
+            self.setGeometry(screen_fit.fitted_geometry(screen.availableGeometry()))
+        else:
+            self.resize(screen_fit.DEFAULT_SIZE)
+        self._fitted_once = False
 
         self.progress = ProgressPanel()
         self.statusBar().addPermanentWidget(self.progress, 1)
@@ -198,6 +238,11 @@ class MainWindow(QMainWindow):
         self.review.current_item_changed.connect(self.show_item)
         self.browser.current_item_changed.connect(self.show_item)
         self.editor.item_changed.connect(self.show_in_lists)
+        # The highlighted row is the editor's item, whatever opened it (issue 47: once it
+        # was another item's row).
+        self.editor.item_shown.connect(self.select_editor_item)
+        for model in (self.passage_proxy, self.review.model, self.browser.proxy):
+            model.modelReset.connect(self.select_editor_item)
         self.review.item_changed.connect(self.item_changed)
         self.browser.items_changed.connect(self._items_changed_ids)
         self.browser.quizzes_changed.connect(self.reload_quizzes)
@@ -216,6 +261,7 @@ class MainWindow(QMainWindow):
         layout = prefs.layout()
         if "geometry" in layout:
             self.restoreGeometry(layout["geometry"])
+            # Saved on a larger screen (or with another panel layout): fitted on showing.
         if "state" in layout:
             self.restoreState(layout["state"])
         if "splitter" in layout:
@@ -230,6 +276,14 @@ class MainWindow(QMainWindow):
         self.reload_all(passage_id if passage_id in known else None)
         if item_id is not None:
             self.open_item_id(item_id)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._fitted_once:
+            self._fitted_once = True
+            # After the window system has framed the window: only then is its title bar
+            # part of frameGeometry.
+            QTimer.singleShot(0, self, lambda: screen_fit.fit_to_screen(self))
 
     def save_session(self) -> None:
         prefs.set_layout(
@@ -315,6 +369,18 @@ class MainWindow(QMainWindow):
         if callable(slot):
             slot()
 
+    def announce_after_guide(self, note: str, msecs: int = 60_000) -> None:
+        """Show `note` in the status bar, after the guide is closed when it is open (the
+        first start's note on the models, issue 47)."""
+        guide = self.help_dialog
+        if guide is not None and guide.isVisible():
+            guide.finished.connect(
+                lambda _result: self.statusBar().showMessage(note, msecs),
+                Qt.ConnectionType.SingleShotConnection,
+            )
+            return
+        self.statusBar().showMessage(note, msecs)
+
     def open_help(self, section: str = "start") -> Any:
         """Show the guide at a section (one guide window, raised if already open)."""
         from quizsmith.gui.help import HelpDialog
@@ -367,6 +433,7 @@ class MainWindow(QMainWindow):
             self.quiz_list.addItem(entry)
 
     def _tab_changed(self, index: int) -> None:
+        self.select_editor_item()
         widget = self.tabs.widget(index)
         if widget is self.review:
             self.review.refresh()
@@ -585,6 +652,16 @@ class MainWindow(QMainWindow):
             show_exception(self, exc)
             return
         self._remember_open()
+
+    def select_editor_item(self) -> None:
+        """Highlight the editor's item in each list that holds it. The passage's table and
+        the bank list highlight nothing when it is not there; the review queue keeps its
+        row (a refresh of the queue opens its current item anyway)."""
+        item = self.editor.item
+        item_id = item.id if item is not None else None
+        select_item_row(self.items_view, item_id, clear=True)
+        select_item_row(self.browser.view, item_id, clear=True)
+        select_item_row(self.review.view, item_id, clear=False)
 
     def keep_item_edits(self) -> None:
         """Unsaved edits of the editor's item are kept as its draft, valid or not: the item

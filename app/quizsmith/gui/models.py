@@ -9,12 +9,16 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractListModel,
     QAbstractTableModel,
+    QEvent,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
+    QPoint,
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QPainter, QPolygon
+from PySide6.QtWidgets import QProxyStyle, QStyle, QStyleOption, QStyleOptionHeader, QWidget
 
 from quizsmith.domain import ITEM_TYPE_NAMES, Item, Passage
 from quizsmith.gui.scores import LEVEL_COLORS, chip_for, chip_metrics
@@ -46,13 +50,22 @@ class ItemTableModel(QAbstractTableModel):
         self.settings = settings
         #: The recorded reason of the latest decision, by item id (shown with the status).
         self.reasons: dict[int, str] = {}
+        #: Why a search found the item, where its own text does not say (the bank list:
+        #: "matched in its passage"), by item id: (mark before the question, tooltip).
+        self.matches: dict[int, tuple[str, str]] = {}
 
     # --- the adapter's own API --------------------------------------------------------------
-    def set_items(self, items: Sequence[Item], reasons: dict[int, str] | None = None) -> None:
+    def set_items(
+        self,
+        items: Sequence[Item],
+        reasons: dict[int, str] | None = None,
+        matches: dict[int, tuple[str, str]] | None = None,
+    ) -> None:
         self.beginResetModel()
         self._items = list(items)
         if reasons is not None:
             self.reasons = dict(reasons)
+        self.matches = dict(matches or {})
         self.endResetModel()
 
     def items(self) -> list[Item]:
@@ -144,10 +157,15 @@ class ItemTableModel(QAbstractTableModel):
                 value = score.value if score is not None and score.scored else None
                 return -1.0 if value is None else float(value)
             return None
+        match = self.matches.get(item.id or 0) if col == QUESTION_COLUMN else None
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 2 and item.status != "draft" and self.reasons.get(item.id or 0):
                 return f"{item.status}: {self.reasons[item.id or 0]}"
+            if match:
+                return f"{match[0]} {self._text(item, col)}"
             return self._text(item, col)
+        if role == Qt.ItemDataRole.ToolTipRole and match:
+            return f"{match[1]}\n\n{self._text(item, col)}"
         if role == SortRole:
             if col == 0:
                 return item.id or 0
@@ -216,7 +234,110 @@ def setup_item_view(view: Any) -> None:
         # As narrow as the chips ("76%", "0.85", "n/a") allow, but never cutting the heading.
         title = ItemTableModel.COLUMNS[col]
         view.setColumnWidth(col, max(48, metrics.horizontalAdvance(title) + 14))
-    header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+    header.setSectionResizeMode(QUESTION_COLUMN, QHeaderView.ResizeMode.Stretch)
+    # Newest first is a downward arrow (Fusion drew it pointing up, issue 47).
+    arrows = SortArrowStyle()
+    arrows.setParent(header)
+    header.setStyle(arrows)
+    view.column_fitter = ColumnFitter(view)
+
+
+#: The column that takes the room left (the question).
+QUESTION_COLUMN = 3
+#: The share of a list's width the question keeps at least: at 1280x720 it was 20 pixels
+#: wide in the Bank tab and 55 in the review queue, beside ten fixed columns (issue 47).
+QUESTION_SHARE = 0.4
+
+
+def hiding_order() -> list[int]:
+    """The columns a narrow list hides first: the score chips from the last (the overall
+    estimate, the headline, stays longest; the editor shows every chip of the item), then
+    the type."""
+    first_chip = len(_BASE_COLUMNS)
+    chips = list(range(first_chip, ItemTableModel.FLAGS_COLUMN))
+    return [*reversed(chips[1:]), 1, *chips[:1]]
+
+
+class ColumnFitter(QObject):
+    """Keeps the question column at QUESTION_SHARE of the list's width at least, hiding the
+    columns of `hiding_order` while the list is too narrow and showing them again when it
+    widens. Each column's own width is kept, so a shown column comes back as it was."""
+
+    def __init__(self, view: Any) -> None:
+        super().__init__(view)
+        self.view = view
+        self.widths: dict[int, int] = {}
+        view.viewport().installEventFilter(self)
+        view.model().modelReset.connect(self.fit)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def hidden(self) -> list[int]:
+        return [c for c in hiding_order() if self.view.isColumnHidden(c)]
+
+    def fit(self) -> None:
+        view = self.view
+        available = view.viewport().width()
+        if available <= 0:
+            return
+        columns = range(view.model().columnCount())
+        for col in columns:
+            if col != QUESTION_COLUMN and not view.isColumnHidden(col):
+                self.widths[col] = view.columnWidth(col)
+        wanted = QUESTION_SHARE * available
+        shown = {c for c in columns if c != QUESTION_COLUMN}
+        for col in hiding_order():
+            # Every column of the order is shown while the question keeps its share.
+            if available - sum(self.widths.get(c, 0) for c in shown) >= wanted:
+                break
+            shown.discard(col)
+        for col in columns:
+            if col != QUESTION_COLUMN and view.isColumnHidden(col) == (col in shown):
+                view.setColumnHidden(col, col not in shown)
+                if col in shown and col in self.widths:
+                    view.setColumnWidth(col, self.widths[col])
+
+
+class SortArrowStyle(QProxyStyle):
+    """Draws the sort indicator as the order reads: a downward arrow when the biggest (the
+    newest id) comes first. Qt hands the style "SortUp" for a descending sort, which Fusion
+    draws as an upward arrow."""
+
+    def drawPrimitive(  # noqa: N802
+        self,
+        element: QStyle.PrimitiveElement,
+        option: QStyleOption,
+        painter: QPainter,
+        widget: QWidget | None = None,
+    ) -> None:
+        if element != QStyle.PrimitiveElement.PE_IndicatorHeaderArrow or not isinstance(
+            option, QStyleOptionHeader
+        ):
+            super().drawPrimitive(element, option, painter, widget)
+            return
+        indicator = option.sortIndicator
+        if indicator == QStyleOptionHeader.SortIndicator.None_:
+            return
+        descending = indicator == QStyleOptionHeader.SortIndicator.SortUp
+        center = option.rect.center()
+        half = max(3, min(option.rect.width(), option.rect.height()) // 3)
+        wide, point = (-half // 2, half // 2) if descending else (half // 2, -half // 2)
+        triangle = QPolygon(
+            [
+                QPoint(center.x() - half, center.y() + wide),
+                QPoint(center.x() + half, center.y() + wide),
+                QPoint(center.x(), center.y() + point),
+            ]
+        )
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(option.palette.color(option.palette.ColorRole.Text))
+        painter.drawPolygon(triangle)
+        painter.restore()
 
 
 class SortableItems(QSortFilterProxyModel):

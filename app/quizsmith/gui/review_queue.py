@@ -29,6 +29,8 @@ from quizsmith.gui.messages import show_error, show_exception
 from quizsmith.gui.models import ItemTableModel, setup_item_view
 from quizsmith.gui.scores import (
     SEVERITY_WEIGHT,
+    chip_for,
+    chip_metrics,
     chip_title,
     has_warning,
     overall_value,
@@ -44,6 +46,43 @@ from quizsmith.settings import Settings
 #: Items still waiting for a decision.
 OPEN_STATUSES = ("draft", "needs-review")
 QUEUE_LIMIT = 5000
+
+
+#: How a chip's colour reads in words.
+LEVEL_WORDS = {"ok": "amber", "bad": "red"}
+
+
+def unflagged_summary(item: Item, settings: Settings | None) -> str:
+    """What the scores say of an item without review reasons, as its chips show them: an
+    amber or red chip is named (issue 47: KDA amber 0.61 while the queue said "no score
+    found a problem")."""
+    chips = [chip_for(item, metric, settings) for metric, _label in chip_metrics()]
+    scored = [c for c in chips if c.level != "none"]
+    if not scored:
+        return "No review reasons yet: no score has been computed. Check it yourself."
+    weak = [c for c in scored if c.level in LEVEL_WORDS]
+    if weak:
+        named = ", ".join(f"{chip_title(c.metric)} {c.text} ({LEVEL_WORDS[c.level]})" for c in weak)
+        return (
+            f"No review reasons, but not every score is good: {named}. Its evidence in the "
+            "editor says why. Check it yourself."
+        )
+    return "No review reasons: every score is good (green). Check it yourself."
+
+
+def alternative_html(alt: Item, settings: Settings | None) -> str:
+    """An alternative as the queue shows it before a swap: its question, answer, wrong
+    answers and scores (issue 47: only the question was shown)."""
+    lines = [f"<b>Question:</b> {html.escape(alt.stem)}", f"<b>Answer:</b> {html.escape(alt.key)}"]
+    if alt.distractors:
+        wrong = "; ".join(html.escape(d) for d in alt.distractors)
+        lines.append(f"<b>Wrong answers:</b> {wrong}")
+    chips = [chip_for(alt, metric, settings) for metric, _label in chip_metrics()]
+    scored = [f"{chip_title(c.metric)} {c.text}" for c in chips if c.level != "none"]
+    lines.append(
+        "<b>Scores:</b> " + (html.escape(", ".join(scored)) if scored else "not scored yet")
+    )
+    return "<br>".join(lines)
 
 
 def queue_job(bank: ItemBank) -> JobFactory:
@@ -115,11 +154,16 @@ class ReviewQueue(QWidget):
         alternatives = QHBoxLayout()
         alternatives.addWidget(self.alt_box, 1)
         alternatives.addWidget(self.replace_button)
+        # The chosen alternative whole, before it replaces the item's wording.
+        self.alt_preview = QLabel("")
+        self.alt_preview.setWordWrap(True)
+        self.alt_preview.setStyleSheet("color:#333; background:#f4f4f4; padding:3px")
         layout = QVBoxLayout(self)
         layout.addWidget(self.count_label)
         layout.addLayout(row)
         layout.addWidget(self.view, 1)
         layout.addLayout(alternatives)
+        layout.addWidget(self.alt_preview)
         layout.addWidget(self.reasons)
 
         for key, decision in (("A", "accept"), ("R", "reject")):
@@ -129,6 +173,7 @@ class ReviewQueue(QWidget):
         self.accept_button.clicked.connect(lambda: self.decide("accept"))
         self.reject_button.clicked.connect(lambda: self.decide("reject"))
         self.replace_button.clicked.connect(self.replace_current)
+        self.alt_box.currentIndexChanged.connect(self._show_alternative)
         self.delete_button.clicked.connect(lambda: self.delete_requested.emit(self.current_ids()))
         self.refresh_button.clicked.connect(self.refresh)
         self.view.selectionModel().currentRowChanged.connect(self._current_changed)
@@ -220,7 +265,18 @@ class ReviewQueue(QWidget):
         self.alt_box.setCurrentIndex(0 if has_alt else -1)
         self.alt_box.setEnabled(has_alt)
         self.replace_button.setEnabled(has_alt)
+        self._show_alternative()
         self.current_item_changed.emit(item)
+
+    def _show_alternative(self, *_args: object) -> None:
+        item = self.current_item()
+        index = self.alt_box.currentIndex()
+        if item is None or not 0 <= index < len(item.alternatives):
+            self.alt_preview.setText("")
+            self.alt_preview.setVisible(False)
+            return
+        self.alt_preview.setText(alternative_html(item.alternatives[index], self.model.settings))
+        self.alt_preview.setVisible(True)
 
     def _show_reasons(self, item: Item | None) -> None:
         if item is None:
@@ -243,7 +299,7 @@ class ReviewQueue(QWidget):
                 + ". They are computed again; the reasons follow."
             )
         elif not item.flags:
-            lines.append("No review reasons: no score found a problem. Check it yourself.")
+            lines.append(html.escape(unflagged_summary(item, self.model.settings)))
         estimate = overall_value(item, self.estimates)
         if estimate is not None:
             lines.append(f"Estimated chance a teacher accepts it: {estimate:.0%}")

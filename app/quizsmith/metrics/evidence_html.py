@@ -42,34 +42,64 @@ def _count(n: Any, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+#: KDA's default cut-offs (metrics/kda.py's defaults), for evidence stored with the old
+#: wording, whose thresholds were not kept with it.
+KDA_WEAK_BELOW, KDA_GOOD_FROM = 0.3, 0.8
+
+
+def kda_reading(cont: float | None, weak_below: float, good_from: float) -> str:
+    """What a KDA value means, in a teacher's words (issue 47: "KDA_cont in the middle
+    range: look at the solver table")."""
+    if cont is None:
+        return "KDA could not be computed for this item (the model students were all sure)."
+    if cont >= good_from:
+        return (
+            f"{good_from:.2f} or more: in the KDA paper (4.3), teachers accepted 82% of such items."
+        )
+    if cont < weak_below:
+        return (
+            f"Under {weak_below:.2f}: reviewers in the KDA paper (6.4) agreed such items are "
+            "bad. Knowing the fact hardly helps to answer it."
+        )
+    return (
+        f"Between {weak_below:.2f} and {good_from:.2f}: neither clearly good nor bad. Look at "
+        "the wrong answers below: one the model students still pick when they know the fact "
+        "may also be right; one nobody picks does no work."
+    )
+
+
 def kda(r: ScoreResult) -> str:
     v, e = r.values, r.evidence
     disc = v.get("kda_disc")
     first = "cannot be told" if disc is None else f"{float(disc):.2f}"
     out = [
-        f"<p>How much knowing the fact helps the model students: "
-        f"<b>{float(r.value or 0):.2f}</b> by their probabilities (KDA_cont), {first} by "
-        "their first choices (KDA_disc)</p>"
+        "<p>How much knowing the fact helps the model students pick the answer key, from 0 "
+        f"(not at all) to 1: <b>{float(r.value or 0):.2f}</b> weighing how sure they are "
+        f"(the chip's number); {first} counting only the option each picks first.</p>"
     ]
-    if e.get("interpretation"):
-        out.append(f"<p>{esc(e['interpretation'])}</p>")
+    reading = str(e.get("interpretation") or "")
+    if reading.startswith("KDA_cont"):  # stored with the old wording: said again
+        reading = kda_reading(r.value, KDA_WEAK_BELOW, KDA_GOOD_FROM)
+    if reading:
+        out.append(f"<p>{esc(reading)}</p>")
     if e.get("fact"):
         out.append(f"<p><b>Fact:</b> {esc(e['fact'])}</p>")
     rows = e.get("solvers") or []
     if rows:
-        # Three columns, "without → with the fact" in each: five did not fit the editor.
+        # Three columns, "without → with the fact" in each: five did not fit the editor. The
+        # options are quoted: an option that is a percentage ("74%") read as a chance.
         out.append(
             "<table border='1' cellspacing='0' cellpadding='3'><tr><th>Model student</th>"
-            "<th>Chance of the key without → with fact</th>"
-            "<th>Choice without → with fact</th></tr>"
+            "<th>Chance it gives the answer key: without → with the fact</th>"
+            "<th>Option it picks: without → with the fact</th></tr>"
         )
         for row in rows:
             out.append(
                 f"<tr><td>{_solver_label(row.get('solver'))}</td>"
-                f"<td>{float(row.get('p_key_without_fact', 0)):.2f} → "
-                f"{float(row.get('p_key_with_fact', 0)):.2f}</td>"
-                f"<td>{esc(row.get('choice_without_fact'))} → "
-                f"{esc(row.get('choice_with_fact'))}</td></tr>"
+                f"<td>{_percent(row.get('p_key_without_fact'))} → "
+                f"{_percent(row.get('p_key_with_fact'))}</td>"
+                f"<td>{_quoted(row.get('choice_without_fact'))} → "
+                f"{_quoted(row.get('choice_with_fact'))}</td></tr>"
             )
         out.append("</table>")
     dis = e.get("distractors") or []
@@ -77,14 +107,14 @@ def kda(r: ScoreResult) -> str:
         out.append(
             "<p><b>Wrong answers (distractors)</b></p>"
             "<table border='1' cellspacing='0' cellpadding='3'>"
-            "<tr><th>Option</th><th>Chosen without → with fact</th>"
-            "<th>Mean chance without fact</th></tr>"
+            "<tr><th>Option</th><th>Model students picking it: without → with the fact</th>"
+            "<th>Their mean chance for it without the fact</th></tr>"
         )
         for d in dis:
             out.append(
-                f"<tr><td>{esc(d.get('option'))}</td><td>{esc(d.get('chosen_without_fact'))}"
+                f"<tr><td>{_quoted(d.get('option'))}</td><td>{esc(d.get('chosen_without_fact'))}"
                 f" → {esc(d.get('chosen_with_fact'))}</td>"
-                f"<td>{float(d.get('mean_p_without_fact', 0)):.2f}</td></tr>"
+                f"<td>{_percent(d.get('mean_p_without_fact'))}</td></tr>"
             )
         out.append("</table>")
     skipped = e.get("skipped_solvers") or {}
@@ -92,6 +122,15 @@ def kda(r: ScoreResult) -> str:
         out.append("<p><i>Skipped: " + esc("; ".join(f"{k}: {v}" for k, v in skipped.items())))
         out.append("</i></p>")
     return "".join(out)
+
+
+def _percent(value: Any) -> str:
+    return f"{float(value or 0):.0%}"
+
+
+def _quoted(option: Any) -> str:
+    """An option's text in quotes, so that "74%" reads as an option, not as a chance."""
+    return f"\u201c{esc(option)}\u201d"
 
 
 #: How each kind of model student answers, in words ("letter" meant nothing to teachers).

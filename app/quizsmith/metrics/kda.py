@@ -100,17 +100,9 @@ def fact_for(item: Item) -> tuple[str, str]:
 
 
 def _interpretation(cont: float | None, options: dict[str, Any]) -> str:
-    if cont is None:
-        return "KDA_cont is undefined."
-    if cont >= float(options["good_from"]):
-        return "KDA_cont >= {:.1f}: in the paper (4.3), 82% of such items were accepted.".format(
-            float(options["good_from"])
-        )
-    if cont < float(options["weak_below"]):
-        return "KDA_cont < {:.1f}: reviewers in the paper (6.4) agreed such items are bad.".format(
-            float(options["weak_below"])
-        )
-    return "KDA_cont in the middle range: look at the solver table and the distractors."
+    return evidence_html.kda_reading(
+        cont, float(options["weak_below"]), float(options["good_from"])
+    )
 
 
 def content_words(text: str) -> list[str]:

@@ -19,8 +19,8 @@ from typing import Any
 #: For each signal: what a high value and what a low value of it means, in words.
 REASON_WORDS: dict[str, tuple[str, str]] = {
     "sig.key_lp": (
-        "the key is a likely answer to the question after the passage",
-        "the key is an unlikely answer to the question after the passage",
+        "a computer model that reads the passage finds the answer key a likely answer",
+        "a computer model that reads the passage finds the answer key an unlikely answer",
     ),
     "sig.key_gain_passage": (
         "the passage makes the key the answer",
@@ -35,8 +35,8 @@ REASON_WORDS: dict[str, tuple[str, str]] = {
         "other phrases of the passage fit the question as well as the key",
     ),
     "sig.pick_f1": (
-        "a model reading the passage picks the key",
-        "a model reading the passage picks another phrase than the key",
+        "asked to pick the answer from the passage, a computer model picks the answer key",
+        "asked to pick the answer from the passage, a computer model picks another phrase",
     ),
     "sig.q_fluency": (
         "the question reads as fluent English",
@@ -73,16 +73,20 @@ REASON_WORDS: dict[str, tuple[str, str]] = {
         "the question reads unlike the key's sentence",
     ),
     "sig.reader_f1": (
-        "a model reading the passage answers with the key",
-        "a model reading the passage answers something else",
+        "a computer model reading the passage answers with the answer key",
+        "a computer model reading the passage answers something else",
     ),
     "sig.reader_key_lp": (
-        "the key is a likely answer for a model that reads the passage",
-        "the key is an unlikely answer for a model that reads the passage",
+        "the answer key is a likely answer for a computer model that reads the passage",
+        "the answer key is an unlikely answer for a computer model that reads the passage",
     ),
 }
 #: Effects smaller than this (in probability) are not worth a teacher's attention.
 MIN_EFFECT = 0.02
+#: Signals whose high value reads as the worse item (the question gives its answer away), and
+#: those that read neither way: for the others a high value reads as the better item.
+WORSE_WHEN_HIGH = frozenset({"sig.key_in_stem"})
+NEITHER_WAY = frozenset({"sig.stem_words"})
 
 
 def reference_values(
@@ -107,9 +111,17 @@ def reason_text(
     words = high if value >= reference else low
     if feature == "sig.reader_f1" and answer:
         # The reader's own answer says more than "something else".
-        verdict = "the key" if value >= reference else "not the key"
-        words = f"a model reading the passage answers \u201c{answer[:60]}\u201d, {verdict}"
-    return f"{words} ({'raises' if effect > 0 else 'lowers'} the estimate)"
+        verdict = "the answer key" if value >= reference else "not the answer key"
+        words = f"a computer model reading the passage answers \u201c{answer[:60]}\u201d, {verdict}"
+    # How much, in points of the percentage the chip shows: "raises the estimate" after a
+    # fault read as a contradiction (issue 47).
+    moved = f"estimate {'up' if effect > 0 else 'down'} {abs(effect) * 100:.0f} points"
+    reads_better = (value >= reference) != (feature in WORSE_WHEN_HIGH)
+    if feature not in NEITHER_WAY and feature in REASON_WORDS and reads_better != (effect > 0):
+        # A fitted model's pull need not follow the words: say so rather than leave a
+        # fault that raises the estimate unexplained.
+        moved += ", unexpectedly: a pattern learned from teachers' past decisions"
+    return f"{words} ({moved})"
 
 
 def explain(
