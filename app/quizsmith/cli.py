@@ -729,7 +729,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=cli_help.BATCH_DEFAULT,
         type=cli_help.metric_list,
         help=f"comma-separated: {cli_help.METRICS} (default: {cli_help.BATCH_METRICS}; "
-        "overall, the estimated chance a teacher accepts the item, reads the others, so list "
+        "overall, the estimated chance raters accept the item, reads the others, so list "
         "it last)",
     )
     p.add_argument("--out", help="write the scored items to this JSONL file")

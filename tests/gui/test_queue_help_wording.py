@@ -62,7 +62,7 @@ def test_the_queue_lists_every_undecided_item_warnings_first_then_by_overall(
     # A hint is grey, in the reasons and in the flags column.
     queue.select_row(ids.index(sample["alt"]))
     assert "color:#777777'><b>hint</b>: Too easy." in queue.reasons.text()
-    assert "Estimated chance a teacher accepts it: 10%" in queue.reasons.text()
+    assert "Estimated chance raters accept it: 10%" in queue.reasons.text()
     flags_index = queue.model.index(ids.index(sample["alt"]), queue.model.FLAGS_COLUMN)
     assert queue.model.data(flags_index, Qt.ItemDataRole.ForegroundRole) is not None
     warned_index = queue.model.index(0, queue.model.FLAGS_COLUMN)

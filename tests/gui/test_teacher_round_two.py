@@ -511,6 +511,6 @@ def test_the_evidence_heading_shows_the_number_as_the_chip_does() -> None:
     overall = ScoreResult(metric="overall", value=0.912, values={}, evidence={})
     mirror = ScoreResult(metric="mirror", value=1.4, values={}, evidence={})
     assert chip_text("overall", overall) == "91%"
-    assert "<h3>Overall (estimated chance you accept it) 91%</h3>" in metric_html(overall)
+    assert "<h3>Overall (estimated chance raters accept it) 91%</h3>" in metric_html(overall)
     assert "0.91" not in metric_html(overall).split("</h3>")[0]
     assert chip_text("mirror", mirror) in metric_html(mirror).split("</h3>")[0]

@@ -101,7 +101,7 @@ def test_the_evidence_says_what_the_number_is(calibrated: dict) -> None:
     assert "unlikely after reading the passage" in html
     assert OverallMetric.chip_meaning(result).startswith("Estimated chance the key is right")
     question = OverallMetric.chip_meaning(ScoreResult(metric="overall", value=0.5))
-    assert "teacher accepts" in question
+    assert "raters accept" in question
 
 
 def test_items_it_cannot_read_get_a_reason(calibrated: dict) -> None:
@@ -252,7 +252,7 @@ def test_the_chip_says_what_a_true_false_estimate_is(calibrated: dict) -> None:
     chip = chip_for(item, "overall")
     assert chip.text == f"{result.value:.0%}" and chip.level == "bad"
     first = chip.tooltip.splitlines()[0]
-    assert "chance the key is right" in first and "teacher accepts" not in first
+    assert "chance the key is right" in first and "raters accept" not in first
     assert "Mostly because a model reading the passage leans towards" in chip.tooltip
     # A cloze item whose type has no calibration: "does not apply", with the reason once.
     cloze = _cloze("The Nile reaches the _____ Sea.", "Mediterranean")

@@ -121,9 +121,11 @@ marked <i>out of date</i> describes the wording before your last edit (or before
 alternative was swapped in) and is being recomputed.</p>
 <dl>
 <dt><b>Overall</b> (0-100%)</dt>
-<dd>The estimated chance that a teacher accepts the item, learned from the other scores and
-from teachers' decisions. It orders the review queue (lowest first). Tools → <i>Learn my
-standard</i> refits it on your own accept/reject decisions (of questions).
+<dd>The estimated chance that raters accept the question as fluent, clear and answerable
+from its passage, learned from raters' judgements. On teachers' own keep/remove decisions it
+has not been shown to predict the decision, so read it as a hint. It orders the review
+queue (lowest first). Tools → <i>Learn my standard</i> refits it on your own accept/reject
+decisions (of questions).
 On the standard profile, while the larger model still reads the passage after an edit, the
 chip shows a grey <i>quick estimate</i> from the small models first; it is a rougher guess,
 and the full estimate replaces it a second or two later.

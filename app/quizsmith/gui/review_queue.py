@@ -302,7 +302,7 @@ class ReviewQueue(QWidget):
             lines.append(html.escape(unflagged_summary(item, self.model.settings)))
         estimate = overall_value(item, self.estimates)
         if estimate is not None:
-            lines.append(f"Estimated chance a teacher accepts it: {estimate:.0%}")
+            lines.append(f"Estimated chance raters accept it: {estimate:.0%}")
         elif "overall" not in stale:
             lines.append("No overall estimate yet (score the item first).")
         self.reasons.setText("<br>".join(lines))

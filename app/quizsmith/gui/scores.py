@@ -183,7 +183,7 @@ def has_warning(item: Item) -> bool:
 
 
 def overall_value(item: Item, estimates: dict[int, float] | None = None) -> float | None:
-    """The item's latest stored "overall" (the probability that a teacher accepts it), else
+    """The item's latest stored "overall" (the estimated chance raters accept it), else
     the overall model's estimate from its scores when one was computed, else None."""
     result = item.scores.get("overall")
     if result is not None and result.scored and result.value is not None:
@@ -214,7 +214,7 @@ def review_order(items: list[Item], estimates: dict[int, float] | None = None) -
 
 
 def accept_estimates(items: list[Item]) -> dict[int, float]:
-    """The overall model's probability that a teacher accepts each item (KDA paper 4.3),
+    """The overall model's estimated chance raters accept each item (KDA paper 4.3),
     for the items with enough metric scores; {} when the model is unavailable."""
     try:
         from quizsmith.quality.overall_model import load_active_model

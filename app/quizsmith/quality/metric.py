@@ -4,7 +4,7 @@
   likelihood among the passage's candidate answers (0-1: how clearly a model reading the
   passage picks the key). The evaluation harness caches it once per item and fits the
   overall model on it.
-- `overall`: the calibrated probability that a teacher accepts the item, from the signals
+- `overall`: the calibrated probability that raters accept the item (QGEval), from the signals
   and whatever live metrics the item already carries (NACo, KDA, EXAM), through the overall
   model of the model profile (`quality/overall_model.py`). It needs no reference question.
   It is the headline chip, orders the review queue and ranks generated candidates.
@@ -213,10 +213,16 @@ class SignalsMetric(Metric):
 class OverallMetric(Metric):
     name: ClassVar[str] = "overall"
     title: ClassVar[str] = "Overall"
+    # What the number was measured to predict (issue 45, point 4): raters' acceptance on
+    # QGEval (grouped CV r 0.4-0.6); on teachers' own keep/remove decisions (Quiz Design,
+    # bench/teacher_decisions.py) it reads r 0.00, so it is never called "the chance you keep
+    # it" (docs/evaluation.md, the table at the top).
     description: ClassVar[str] = (
-        "Estimated chance that a teacher accepts the item, learned from human ratings of "
-        "questions (no reference question needed); for a true/false item the chance its key "
-        "is right, for a fill-in-the-blank item the chance the blank has exactly one answer."
+        "Estimated chance that raters accept the question as fluent, clear and answerable "
+        "from its passage (learned from QGEval's ratings; no reference question needed). It "
+        "has not been shown to predict a teacher's own keep/remove decision: a hint, not a "
+        "verdict. For a true/false item the chance its key is right, for a fill-in-the-blank "
+        "item the chance the blank has exactly one answer."
     )
     needs_passage: ClassVar[bool] = True
     item_types: ClassVar[tuple[str, ...]] = ("mcq", "short", *type_estimate.TYPES)
@@ -224,8 +230,8 @@ class OverallMetric(Metric):
     order: ClassVar[int] = 0
     chip_label: ClassVar[str] = "Overall"
     # A probability (0-1), so it fits the chart's axis; the headline, so it is offered first.
-    chart_label: ClassVar[str] = "Overall (chance you accept it)"
-    evidence_title: ClassVar[str] = "Overall (estimated chance you accept it)"
+    chart_label: ClassVar[str] = "Overall (raters' acceptance estimate)"
+    evidence_title: ClassVar[str] = "Overall (estimated chance raters accept it)"
     live_by_default: ClassVar[bool] = True
     batch_by_default: ClassVar[bool] = True
     reads_scores: ClassVar[bool] = True
@@ -267,7 +273,12 @@ class OverallMetric(Metric):
         the raw model outputs (p_accept, n_features) are no words for a teacher."""
         if result.evidence.get("estimate"):
             return type_estimate.evidence_html(result, cls.chip_text(result))
-        parts = [f"<p>Estimated chance you accept this item: <b>{cls.chip_text(result)}</b>.</p>"]
+        parts = [
+            f"<p>Estimated chance that raters accept this question: "
+            f"<b>{cls.chip_text(result)}</b>. It was learned from raters' judgements of "
+            "fluency, clarity and answerability; it has not been shown to predict whether a "
+            "teacher keeps a question, so read it as a hint.</p>"
+        ]
         reasons = result.evidence.get("reasons")
         if reasons:
             items = "".join(f"<li>{esc(str(r.get('text', '')))}</li>" for r in reasons)
@@ -418,7 +429,7 @@ class OverallMetric(Metric):
             found.append(
                 Flag(
                     "low-overall",
-                    f"Likely to be rejected: estimated chance a teacher accepts it "
+                    f"Likely to be rejected: estimated chance raters accept it "
                     f"{below_text(result.value, limit)}.",
                     self.name,
                 )
