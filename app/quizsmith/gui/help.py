@@ -38,6 +38,7 @@ FLAG_WORDS = {
     "answer-differs": "the model's answer differs from the key",
     "reader-differs": "a model reading the passage gives another answer",
     "reader-rejects-key": "a model reading the passage answers otherwise and doubts the key",
+    "reader-answers-more": "a model reading the passage answers with the key and more",
     "reader-disagrees": "a model reading the passage doubts the true/false key",
     "statement-is-question": "a true/false statement that ends with a question mark",
     "too-easy": "fewer reasoning steps than expected",

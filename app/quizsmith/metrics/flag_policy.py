@@ -77,6 +77,14 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
         "counted, not estimated: a true/false statement that ends with a question mark is "
         "one no student can answer True or False to",
     ),
+    "reader-answers-more": FlagRule(
+        "info",
+        0.33,
+        "standard profile only: the 1.5B reader's answer holds every word of the key and more "
+        "(quality/reader.py answers_more): 33% [24%, 45%] of 192 such QGEval questions (of "
+        "3,000) were rated below 2.5 for answer consistency (base rate 26%); nothing fitted. "
+        "The Overall chip is amber, not green, beside it",
+    ),
     "reader-rejects-key": FlagRule(
         "warning",
         0.64,

@@ -44,9 +44,13 @@ from quizsmith.metrics.naco import _instruct  # the test NACo uses to find its b
 from quizsmith.providers.base import Provider
 from quizsmith.quality import option_checks, type_estimate
 from quizsmith.quality.reader import (
+    READER_ANSWERS_MORE,
     READER_REJECTS_KEY,
     READER_SIGNALS,
     READER_VERSION,
+    answers_more,
+    answers_more_flag,
+    disputes_key,
     reader_flag,
     reader_signals,
 )
@@ -247,6 +251,7 @@ class OverallMetric(Metric):
         "low-overall",
         "reader-differs",
         READER_REJECTS_KEY,
+        READER_ANSWERS_MORE,
         type_estimate.TF_QUESTION_FLAG,
         type_estimate.FLAG_CODES["tf"],  # no cloze estimate ships, so no blank-ambiguous
         *option_checks.FLAG_CODES,  # what an MCQ's or a cloze's wrong answers say (issue 45)
@@ -265,6 +270,11 @@ class OverallMetric(Metric):
         limit = result.evidence.get("flag_below", options.get("weak_threshold", 0.4))
         if value < float(limit):
             return "bad"
+        # Never green beside its own warning, or where the reader's answer is no form of the
+        # key (issue 47: "pyrimidines" at 82% while the reader answers "pyrimidines and
+        # purines"): worth a look, with the reason in the flags.
+        if severities & {"warning", "error"} or result.evidence.get("reader_disputes_key"):
+            return "ok"
         return "good" if value >= float(options.get("good_from", 0.6)) else "ok"
 
     @classmethod
@@ -378,6 +388,12 @@ class OverallMetric(Metric):
         if result.scored:
             result.evidence["signals"] = dict(signals.values)
             result.evidence["signals_evidence"] = signals.evidence
+            # Flags and the chip see only the result, not the item's key.
+            answer = signals.evidence.get("reader_answer")
+            if isinstance(answer, str) and answers_more(answer, item.key):
+                result.evidence["reader_answers_more"] = True
+            if disputes_key(answer, item.key, signals.values.get("reader_f1")):
+                result.evidence["reader_disputes_key"] = True
             if item.type == "mcq":
                 # What the one-distractor flag is raised from (flags see only the result).
                 result.evidence["distractors"] = len(item.distractors)
@@ -421,6 +437,8 @@ class OverallMetric(Metric):
         answer = (result.evidence.get("signals_evidence") or {}).get("reader_answer")
         if signals.get("reader_f1") == 0.0 and isinstance(answer, str):
             found.append(reader_flag(answer, signals.get("reader_key_lp"), self.name))
+        elif result.evidence.get("reader_answers_more") and isinstance(answer, str):
+            found.append(answers_more_flag(answer, self.name))
         distractors = result.evidence.get("distractors")
         if isinstance(distractors, int) and (warning := distractor_warning("mcq", distractors)):
             found.append(Flag(ONE_DISTRACTOR, warning, self.name))

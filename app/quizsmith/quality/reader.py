@@ -49,6 +49,11 @@ READER_VERSION = 2
 KEY_UNLIKELY_BELOW = -0.62
 #: The reader answered otherwise and finds the key unlikely (a warning; `reader_flag`).
 READER_REJECTS_KEY = "reader-rejects-key"
+#: The reader's answer holds the key and more ("pyrimidines and purines" for the key
+#: "pyrimidines"): the question may ask for more than the key. A hint: on 3,000 QGEval
+#: questions it was raised on 192, of which 33% [24%, 45%] were rated below 2.5 for answer
+#: consistency (base rate 26%), far from the 0.6 a warning needs.
+READER_ANSWERS_MORE = "reader-answers-more"
 
 
 #: What every reader prompt starts with after the system prompt: kept, so that the first
@@ -95,6 +100,32 @@ def reader_signals(model: Provider, passage: str, question: str, key: str) -> di
         "reader_f1": f1_score(answer, key),
         "reader_key_lp": key_mean_logprob(model, passage, question, key),
     }
+
+
+def answers_more(answer: str, key: str) -> bool:
+    """Whether the reader's answer holds every word of the key and more words besides (as
+    SQuAD normalises answers: case, punctuation and articles aside)."""
+    from quizsmith.metrics.squad import normalize_answer
+
+    said, wanted = normalize_answer(answer).split(), normalize_answer(key).split()
+    return bool(wanted) and len(said) > len(wanted) and all(w in said for w in wanted)
+
+
+def disputes_key(answer: str | None, key: str, reader_f1: Any) -> bool:
+    """The reader's answer is no form of the key: it shares no word with it, or it holds the
+    key and more. The Overall chip is never green then (issue 47)."""
+    if not isinstance(answer, str) or not answer.strip():
+        return False
+    return reader_f1 == 0.0 or answers_more(answer, key)
+
+
+def answers_more_flag(answer: str, metric: str) -> Flag:
+    return Flag(
+        READER_ANSWERS_MORE,
+        f"A model reading the passage answers \u201c{answer[:80]}\u201d, which holds the key "
+        "and more: the question may ask for more than the key (two of them, a whole list).",
+        metric,
+    )
 
 
 def reader_flag(answer: str, key_lp: Any, metric: str) -> Flag:
