@@ -410,6 +410,7 @@ class ItemEditor(QWidget):
         self.draft_timer.stop()
         self._cancel_live()
         self._cancel_read_ahead()
+        self.wrong_answer_button.item_shown()
         self.item = copy.deepcopy(item)
         self.stored_signature = jobs.content_signature(item) if item is not None else None
         self._full_pending = []
@@ -695,6 +696,8 @@ class ItemEditor(QWidget):
     def _edited(self) -> None:
         if self._loading or self.item is None:
             return
+        # Estimates of other wrong answers in this text's place describe text that is gone.
+        self.wrong_answer_button.cancel_scoring()
         if self.fields() == self.saved_fields:
             self._back_to_saved()
             return
