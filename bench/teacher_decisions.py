@@ -62,8 +62,6 @@ def row_of(record: Any, result: Any, seconds: float) -> dict[str, Any]:
         "label": accept_label(record),
         "reason": record.role,
         "system": record.source,
-        "question": item.stem,
-        "answer": item.key,
         "scored": result.scored,
         "values": dict(result.values) if result.scored else {},
         "reader_answer": result.evidence.get("reader_answer"),
@@ -79,6 +77,26 @@ def qgeval_records(n_passages: int) -> list[Any]:
     return adapters.load_records(interleaved_qgeval(n_passages), "qgeval")
 
 
+def with_text(rows: list[dict[str, Any]], found: list[Any]) -> list[dict[str, Any]]:
+    """The rows with their question and answer put back from the dataset: the per-item
+    files keep ids and numbers only (the datasets are not redistributed from here)."""
+    by_key = {r.key: r.item for r in found}
+    out = []
+    for row in rows:
+        item = by_key.get(row["key"])
+        if item is not None:
+            out.append({**row, "question": item.stem, "answer": item.key})
+    return out
+
+
+def in_run_order(rows: list[Any], group_of: Any) -> list[Any]:
+    """Answer spans in a seeded random order, so that any prefix of a run covers every
+    document (a run stopped early still measures leave one document out)."""
+    groups = sorted({str(group_of(r)) for r in rows})
+    rank = {g: i for i, g in enumerate(random.Random(0).sample(groups, len(groups)))}
+    return sorted(rows, key=lambda r: rank[str(group_of(r))])
+
+
 def fill(args: argparse.Namespace) -> None:
     from quizsmith.metrics.base import MetricContext
     from quizsmith.metrics.registry import get
@@ -92,11 +110,7 @@ def fill(args: argparse.Namespace) -> None:
     done = per_item_results(path, "key")
     ctx = MetricContext(settings=Settings(profile=profile, n_threads=1), seed=0)
     metric = get("signals")()
-    # Answer spans in a seeded random order, so that any prefix of the run covers every
-    # document (a run stopped early still measures leave one document out).
-    groups = sorted({r.group for r in found})
-    rank = {g: i for i, g in enumerate(random.Random(0).sample(groups, len(groups)))}
-    found = sorted(found, key=lambda r: rank[r.group])
+    found = in_run_order(found, lambda r: r.group)
     todo = [r for i, r in enumerate(found) if i % n == k and r.key not in done]
     print(f"shard {k}/{n}: {len(todo)} to read", file=sys.stderr)
     with path.open("a", encoding="utf-8") as out:
@@ -135,7 +149,7 @@ def main() -> None:
     if args.report:
         from teacher_report import report
 
-        report(RESULTS, QGEVAL_RESULTS)
+        report(RESULTS, QGEVAL_RESULTS, records(), qgeval_records(args.qgeval or 100))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from common import git_revision, machine, write_results
-from judgement import interval, pearson
+from judgement import interval as _interval
+from judgement import pearson
 
 REASONS = ("disfluent", "off_target", "wrong_context")
 #: Derived at report time from the question's words, no model: the mean and the lowest Zipf
@@ -49,7 +50,9 @@ def derived(row: dict[str, Any]) -> dict[str, float | None]:
     }
 
 
-def load(path: Path) -> list[dict[str, Any]]:
+def load(path: Path, found: list[Any]) -> list[dict[str, Any]]:
+    from teacher_decisions import with_text
+
     if not path.exists():
         return []
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
@@ -57,7 +60,7 @@ def load(path: Path) -> list[dict[str, Any]]:
     for row in rows:
         if row.get("scored") and row.get("label") is not None:
             seen[row["key"]] = row
-    out = list(seen.values())
+    out = with_text(list(seen.values()), found)
     for row in out:
         row["values"].update(derived(row))
     return out
@@ -82,6 +85,17 @@ def with_qgeval_reader(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for name in ("reader_f1", "reader_key_lp"):
             row["values"][name] = None if read is None else read.get(name)
     return rows
+
+
+def interval(x: np.ndarray, y: np.ndarray, stat: Any, groups: np.ndarray) -> list[float]:
+    """judgement.interval, or [nan, nan] where no resample varies (a signal constant on the
+    questions compared, e.g. every one of them reads as a question)."""
+    if np.std(x) == 0:
+        return [math.nan, math.nan]
+    try:
+        return _interval(x, y, stat, groups=groups)
+    except IndexError:
+        return [math.nan, math.nan]
 
 
 def auc(score: np.ndarray, y: np.ndarray) -> float:
@@ -391,12 +405,13 @@ def arrays_of(rows: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     }
 
 
-def report(path: Path, qgeval_path: Path) -> None:
+def report(path: Path, qgeval_path: Path, found: list[Any], qgeval_found: list[Any]) -> None:
+    """`found`, `qgeval_found`: the datasets' records, which give each row its text back."""
     from quizsmith.quality.metric import ALL_SIGNALS
 
-    rows = load(path)
+    rows = load(path, found)
     arrays = arrays_of(rows)
-    qg = with_qgeval_reader(load(qgeval_path))
+    qg = with_qgeval_reader(load(qgeval_path, qgeval_found))
     qg_arrays = arrays_of(qg) if qg else {}
     data = {
         "revision": git_revision(),
