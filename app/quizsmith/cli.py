@@ -894,18 +894,10 @@ class _StderrNotice(logging.Handler):
         print(f"warning: {record.getMessage()}", file=sys.stderr)
 
 
-def _show_bank_notices() -> None:
-    """What a bank file held that was removed (bank/foreign.py) is said on stderr, whichever
-    command opened the bank; the log file gets it too."""
-    from quizsmith.bank.foreign import NOTICES
-
-    if not any(isinstance(h, _StderrNotice) for h in NOTICES.handlers):
-        NOTICES.addHandler(_StderrNotice(logging.WARNING))
-
-
 def _show_core_warnings() -> None:
-    """What the core logs under "quizsmith.notices" (an API key about to go over plain
-    http://, providers/http.py) is said on stderr as well as in the log file."""
+    """What the core logs under "quizsmith.notices" (what a bank file held that was removed,
+    bank/foreign.py; an API key about to go over plain http://, providers/http.py) is said on
+    stderr, whichever command met it, as well as in the log file."""
     notices = logging.getLogger("quizsmith.notices")
     if not any(isinstance(h, _StderrNotice) for h in notices.handlers):
         notices.addHandler(_StderrNotice(logging.WARNING))
@@ -923,12 +915,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from quizsmith.logs import setup_logging
 
         setup_logging()
-        _show_bank_notices()
+        _show_core_warnings()
         if args.func in _USES_MODELS and not getattr(args, "profile", None):
             _first_start()
         if args.command in MODEL_COMMANDS:
             _check_llama_runs()
-        _show_core_warnings()
         from quizsmith.jobs import CancelToken, cancel_scope
 
         # The command is one job for the model host: if the host dies during it, the

@@ -36,7 +36,7 @@ from sqlite_utils import Database
 from quizsmith.bank import schema
 
 #: The messages a teacher must see (the CLI shows this logger's records on stderr).
-NOTICES = logging.getLogger("quizsmith.bank.notices")
+NOTICES = logging.getLogger("quizsmith.notices.bank")
 
 #: Kinds of schema object that are code SQLite runs (or consults) by itself.
 CODE_KINDS = ("trigger", "view", "index")
