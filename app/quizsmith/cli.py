@@ -672,9 +672,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--prepare",
         action="store_true",
-        help="also assemble bundled models shipped in chunks (done once; offline), then run "
-        "one short completion with each bundled GGUF model in a child process, to prove "
-        "llama.cpp runs on this computer (exit status 2, with the fix, when it cannot)",
+        help="also assemble bundled models shipped in chunks (done once; offline), check "
+        "every bundled model file's content hash (a damaged one is rebuilt or named; a few "
+        "seconds), then run one short completion with each bundled GGUF model in a child "
+        "process, to prove llama.cpp runs on this computer (exit status 2, with the fix, "
+        "when it cannot). Without it, files are checked by size only",
     )
     p.add_argument(
         "--profile",
