@@ -427,7 +427,7 @@ def test_one_wrong_answer_is_replaced_from_the_kept_ones_and_scored_again(
         "Instead of \u201cIn the cell wall\u201d",
         "Instead of \u201cIn the vacuole\u201d",
     ]
-    # Each line is the candidate and its estimate to come (test_wrong_answer_scores.py).
+    # Each line is the candidate and its estimate to come (test_replace_wrong_answer_scores.py).
     offered = [a.data() for a in menus[1].menu().actions() if a.data()]
     assert offered == ["In the mitochondria"]  # only what passed every check
     scored: list[Item] = []
