@@ -130,3 +130,22 @@ def test_the_passage_gives_wrong_answers_of_the_key_kind_first():
 )
 def test_a_stem_that_speaks_of_its_source_is_refused(stem):
     assert "source" in stem_problem(stem, "peak ring", "The drill reached the peak ring.")
+
+
+def test_every_parse_goes_through_the_locked_parser() -> None:
+    """The shared spaCy pipeline is not made for two threads at once (the editor's read-ahead
+    and a generation job run together): outside generation/parser.py no module calls it or
+    its tokenizer directly."""
+    import re
+    from pathlib import Path
+
+    import quizsmith
+
+    direct = re.compile(r"pipeline\(\)\s*(?:\(|\.pipe\(|\.tokenizer\()")
+    package = Path(quizsmith.__file__).parent
+    offenders = [
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if path.name != "parser.py" and direct.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

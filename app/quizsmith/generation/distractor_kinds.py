@@ -205,9 +205,9 @@ def asked_kind(question: str) -> str | None:
 
 @lru_cache(maxsize=256)
 def _kind_in_parse(question: str) -> str | None:
-    from quizsmith.generation.analysis import pipeline
+    from quizsmith.generation.parser import parse
 
-    doc = pipeline()(question)
+    doc = parse(question)
     # The first wh-word of the question itself, not a relative pronoun.
     wh = next((t for t in doc if t.tag_ in _WH_TAGS and not _in_clause(t)), None)
     if wh is None or wh.lower_ not in ("what", "which") or _asks_a_name(doc, wh):

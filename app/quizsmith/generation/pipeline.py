@@ -16,13 +16,7 @@ from dataclasses import replace
 from quizsmith.domain import Item, Passage
 from quizsmith.errors import CancelledError, QuizsmithError
 from quizsmith.generation import writer
-from quizsmith.generation.analysis import (
-    PARSER_MODEL,
-    PassageAnalysis,
-    analyse,
-    parser_loaded,
-    pipeline,
-)
+from quizsmith.generation.analysis import PassageAnalysis, analyse
 from quizsmith.generation.api import GeneratedStep, GenerationRequest, GenerationResult
 from quizsmith.generation.builder import (
     CHAT_PROFILE,
@@ -33,6 +27,7 @@ from quizsmith.generation.builder import (
 )
 from quizsmith.generation.constituent_targets import concept_targets, passage_targets
 from quizsmith.generation.model_names import model_name, provider_name
+from quizsmith.generation.parser import PARSER_MODEL, parser_loaded, pipeline
 from quizsmith.generation.rank import (
     best_first,
     kept_metrics,

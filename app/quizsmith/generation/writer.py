@@ -196,9 +196,9 @@ def _determiner_of(fact: str, answer_at: int, length: int) -> bool:
     """Whether the word before the answer is the determiner of the answer's own noun (the
     parse says so: "the University of Notre Dame"), not of a phrase the answer only begins
     ("the fastest land animal" for the answer "fastest")."""
-    from quizsmith.generation.analysis import pipeline
+    from quizsmith.generation.parser import parse
 
-    doc = pipeline()(fact)
+    doc = parse(fact)
     inside = [t for t in doc if answer_at <= t.idx < answer_at + length]
     before = [t for t in doc if t.idx < answer_at]
     if not inside or not before or before[-1].dep_ not in ("det", "poss"):

@@ -2,8 +2,8 @@
 
 An option is read in the key's place: the item's sentence with the blank filled (a
 fill-in-the-blank item), else the passage's sentence that holds the key (a question whose key
-the passage states), else on its own. The pipeline is the passage analysis's
-(`generation/analysis.py`), loaded once per process.
+the passage states), else on its own. The pipeline is the one the passage analysis
+uses (`generation/parser.py`), loaded once per process and parsed under its lock.
 """
 
 from __future__ import annotations
@@ -36,12 +36,9 @@ class Form:
 
 
 def _parse(texts: Sequence[str]) -> list[Doc]:
-    from quizsmith.generation.analysis import _LOCK, pipeline
+    from quizsmith.generation.parser import parse_many
 
-    # analysis.py's lock: every parse of the one shared pipeline takes it (its state is not
-    # made for threads).
-    with _LOCK:
-        return list(pipeline().pipe(texts))
+    return parse_many(texts)
 
 
 @lru_cache(maxsize=1024)
@@ -72,10 +69,9 @@ def words(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=16)
 def passage_words(passage: str) -> tuple[str, ...]:
-    from quizsmith.generation.analysis import _LOCK, pipeline
+    from quizsmith.generation.parser import tokenize
 
-    with _LOCK:
-        doc = pipeline().tokenizer(passage)
+    doc = tokenize(passage)
     return tuple(b for t in doc if (b := _bare(t.text)))
 
 
