@@ -150,7 +150,7 @@ def model_files(profile: str) -> list[Path]:
     import importlib.util
 
     from quizsmith.errors import QuizsmithError
-    from quizsmith.generation.analysis import PIPELINE_PACKAGE
+    from quizsmith.generation.parser import PIPELINE_PACKAGE
     from quizsmith.operations.model_loading import local_models
     from quizsmith.providers import catalog
     from quizsmith.settings import Settings
