@@ -17,7 +17,8 @@ from typing import Any
 
 from quizsmith.domain import TF_ANSWERS, Item, Option
 from quizsmith.generation import distractors as dis
-from quizsmith.generation import writer
+from quizsmith.generation import true_false, writer
+from quizsmith.generation.build_context import CHAT_PROFILE as CHAT_PROFILE
 from quizsmith.generation.build_context import BuildContext as BuildContext
 from quizsmith.generation.build_context import BuildStep as BuildStep
 from quizsmith.generation.build_context import BuildSteps as BuildSteps
@@ -34,13 +35,6 @@ CANDIDATE_TEMPERATURE = 0.8
 #: light profile's tiny models): second, after the model's greedy question, so that --no-rank
 #: keeps the model's question when it passes the checks.
 RULE_ATTEMPT = 1
-#: A chat generator (the standard profile's 1.5B model, an API model) writes better questions
-#: than the rule, whose stems are often ungrammatical when the answer sits mid-sentence ("the
-#: land is steep, so the what quickly?", "In 1855 the physician what added ...?"). The rule
-#: used to stand in when every model attempt failed; of the 11 rule-made items read on the
-#: bench (docs/generation.md, both profiles, 2026-11-27/28) none was usable as written, so
-#: on a chat generator a fact whose attempts all fail gives way to a spare fact instead.
-CHAT_PROFILE = "chat"
 
 
 def build_candidates(
@@ -341,19 +335,20 @@ def _true_false(target: Target, k: int, ctx: BuildContext) -> BuildSteps:
     built = Built()
     started = time.perf_counter()
     rng = random.Random(ctx.seed)
-    true_false = TF_ANSWERS
     # A fair coin per target, seeded, so a quiz is not all True (a known test-wiseness cue).
     make_false = rng.random() < 0.5
     if not make_false:
+        yield BuildStep("restating the fact in other words", 0.0)
+        statement, method = true_false.restated(target.fact, target.answer, None, ctx, built.notes)
         built.candidates.append(
             _item(
                 target,
                 "tf",
-                target.fact,
+                statement,
                 "True",
                 ctx,
                 _tf_options("True"),
-                _provenance(ctx, ctx.seed, started, method="the fact as stated"),
+                _provenance(ctx, ctx.seed, started, method=method),
             )
         )
         return built
@@ -365,20 +360,23 @@ def _true_false(target: Target, k: int, ctx: BuildContext) -> BuildSteps:
         built.notes.append(note)
     at = target.answer_start - target.fact_start
     for replacement in chosen[:k]:
-        statement = target.fact[:at] + replacement + target.fact[at + len(target.answer) :]
+        changed = target.fact[:at] + replacement + target.fact[at + len(target.answer) :]
+        statement, method = true_false.restated(
+            changed, replacement, target.answer, ctx, built.notes
+        )
         built.candidates.append(
             _item(
                 target,
                 "tf",
                 statement,
-                true_false[1],
+                TF_ANSWERS[1],
                 ctx,
                 _tf_options("False"),
                 _provenance(
                     ctx,
                     ctx.seed,
                     started,
-                    method="the fact with its answer changed",
+                    method=f"the fact with its answer changed, {method}",
                     changed={"from": target.answer, "to": replacement},
                     distractors_dropped=_dropped_dicts(dropped),
                 ),

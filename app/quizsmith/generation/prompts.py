@@ -16,7 +16,7 @@ from typing import Any, Final
 from quizsmith.generation.distractor_kinds import indefinite_article
 from quizsmith.prompt_fence import FENCE_NOTE, fence
 
-PROMPT_VERSION: Final = "gen-2026.11-4"
+PROMPT_VERSION: Final = "gen-2026.11-5"
 
 DIFFICULTY_HINTS: Final = {
     "recall": "The question asks the student to recall the fact as stated.",
@@ -53,6 +53,11 @@ DISTRACTOR_SCHEMA: Final[dict[str, Any]] = {
     "required": ["wrong_answers"],
 }
 
+REWORD_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {"statement": {"type": "string"}},
+    "required": ["statement"],
+}
 CONCEPT_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
     "properties": {
@@ -257,6 +262,55 @@ def concepts_chat(passage: str) -> list[dict[str, str]]:
             'JSON with the key "key_terms".',
         },
     ]
+
+
+#: Worked examples of a restatement (general knowledge, written for the project): the same
+#: facts, every name and number kept, the words and their order changed.
+_REWORD_SHOTS: Final = (
+    (
+        "Marie Curie won the Nobel Prize in Chemistry in 1911.",
+        "In 1911 the Nobel Prize in Chemistry went to Marie Curie.",
+    ),
+    (
+        "The Amazon River flows into the Atlantic Ocean.",
+        "The Atlantic Ocean is where the waters of the Amazon River end up.",
+    ),
+    (
+        "Plants take in carbon dioxide through small pores called stomata.",
+        "Small pores called stomata are how plants take in carbon dioxide.",
+    ),
+)
+
+#: Where the restatement prompt's examples end: the prompt up to here is the same for every
+#: statement, so a local model keeps its state.
+REWORD_HEAD_END: Final = "Now restate this statement:\n"
+
+
+def reword_chat(statement: str) -> list[dict[str, str]]:
+    """A true/false statement restated in other words (generation/true_false.py). The
+    statement may be false on purpose: the model is told to keep it as it is, not to
+    correct it."""
+    shots = "\n\n".join(f"Statement: {said}\nRestated: {new}" for said, new in _REWORD_SHOTS)
+    return [
+        {
+            "role": "system",
+            "content": f"You write true-or-false quiz statements for school students. {FENCE_NOTE}",
+        },
+        {
+            "role": "user",
+            "content": "Restate each statement in other words, as one sentence, keeping its "
+            "meaning exactly: every name, number and date stays as written, nothing is added "
+            "or left out, and nothing is corrected, even if the statement is wrong. Change the "
+            f"wording and the word order. Examples:\n\n{shots}\n\n{REWORD_HEAD_END}"
+            f"Statement: {fence(statement)}\n"
+            'Reply as JSON with the key "statement".',
+        },
+    ]
+
+
+def reword_head(content: str) -> str:
+    """The restatement prompt's part that is the same for every statement."""
+    return content.split(REWORD_HEAD_END)[0] + REWORD_HEAD_END
 
 
 def _one_line(text: str) -> str:

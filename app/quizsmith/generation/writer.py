@@ -124,7 +124,7 @@ def propose_question_and_answer(
 #: What a prompt calls the passage, which must never reach a student: "Which volcanic feature
 #: is mentioned in the fact ...?" (issue 44). The issue's own requirement, not a guess at
 #: language: a stem that names these words speaks of a source the student does not see.
-_SOURCE_WORDS = re.compile(
+SOURCE_WORDS = re.compile(
     r"\b(?:the|this|that|given)\s+(?:study\s+)?(?:fact|passage|text|sentence|paragraph|excerpt|"
     r"context|material)\b",
     re.IGNORECASE,
@@ -143,7 +143,7 @@ def stem_problem(stem: str, answer: str, fact: str, *, may_quote_fact: bool = Fa
         return "it is not a question (no question mark)"
     if contains_answer(stem, answer) or names_its_answer(stem, answer):
         return "the question gives away the answer"
-    if _SOURCE_WORDS.search(stem):
+    if SOURCE_WORDS.search(stem):
         return "the question speaks of its source (a student sees no 'fact' or 'text')"
     mismatch = asks_for_other_kind(stem, answer)
     if mismatch:
