@@ -87,6 +87,15 @@ def is_writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`; None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def probe(path: Path) -> Probe:
     """What `path` is. Raises BankError for anything that must not be opened or overwritten."""
     try:

@@ -5,7 +5,7 @@ earlier versions have recorded its name in `_sqlite_migrations` and will not run
 A bank whose table lists a name this code does not know was made by a newer Quizsmith.
 
 A migration is literal SQL: it never reads a constant that lives on (the domain lists in
-`domain.py`, the module constants below), or growing `ITEM_TYPES` would give new banks a
+`quizsmith.domain`, the module constants below), or growing `ITEM_TYPES` would give new banks a
 CHECK that old banks lack. A new item type, status, difficulty or severity needs a new
 migration that rebuilds the table. `tests/bank/test_frozen_migrations.py` compares each
 migration's SQL with its golden copy and each domain list with the latest schema's CHECK.

@@ -1,10 +1,9 @@
 """`ItemBank`: the single entry point to stored data (DESIGN.md, house rules).
 
-Why this module is long: ItemBank is the single entry point to stored data (house rule,
-DESIGN.md), so every query and write the app makes is a method on it: connections and
-transactions, passages, items, scores, reviews, drafts, search, quizzes, near-duplicates and
-JSONL. Most methods are a few lines around a transaction that call records.py, search.py,
-stats.py, dedupe.py or jsonl.py.
+Every query and write the app makes is a method of ItemBank. This module holds the file and
+its connections (opening, transactions, readers, closing) and its upkeep; the rest comes from
+one mixin per group: passages and items (items.py), reviews and drafts (reviews.py), search
+and statistics (listing.py), quizzes, near-duplicates and JSONL (interchange.py).
 
 Connections and threads. One writer connection per bank, guarded by a re-entrant lock: a
 write happens only inside `transaction()`, which takes the lock and runs `BEGIN IMMEDIATE`,
@@ -30,27 +29,27 @@ BankError with a fix, never as a traceback.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-import numpy as np
 from sqlite_utils import Database
 
-from quizsmith.bank import connection, foreign, jsonl, records, schema, search, stats
-from quizsmith.bank import dedupe as neardup
+from quizsmith.bank import connection, foreign, schema
 from quizsmith.bank.connection import FileKind
-from quizsmith.bank.dedupe import DEFAULT_THRESHOLD, DuplicateMatch, EmbedFn
+from quizsmith.bank.dedupe import EmbedFn
 from quizsmith.bank.errors import BankBusyError, BankError, BankReplacedError, translated
-from quizsmith.domain import Flag, Item, Passage, Quiz, Review, ScoreResult, utc_now
-from quizsmith.jobs import CancelToken, Job, Progress, run_to_end
+from quizsmith.bank.interchange import JsonlMixin
+from quizsmith.bank.items import ItemsMixin
+from quizsmith.bank.listing import ListingMixin
+from quizsmith.bank.quizzes import QuizzesMixin
+from quizsmith.bank.reviews import ReviewsMixin
 
 
-class ItemBank:
+class ItemBank(ItemsMixin, ReviewsMixin, ListingMixin, QuizzesMixin, JsonlMixin):
     """A Quizsmith item bank in one SQLite file.
 
     `ItemBank(path)` opens the bank at `path`, creating it if there is no file (or an empty
@@ -127,7 +126,7 @@ class ItemBank:
             )
 
     def _open_read_only(self, probe: connection.Probe) -> None:
-        self._identity = _file_identity(self.path)
+        self._identity = connection.file_identity(self.path)
         if probe.pending:
             raise BankError(
                 f"{self.path.name} was made by an older Quizsmith and needs an upgrade, "
@@ -164,15 +163,15 @@ class ItemBank:
                 conn.close()
                 raise
         self._writer = conn
-        self._identity = _file_identity(self.path)
+        self._identity = connection.file_identity(self.path)
 
     def _moved(self) -> bool:
-        return self._identity is not None and _file_identity(self.path) != self._identity
+        return self._identity is not None and connection.file_identity(self.path) != self._identity
 
     def _check_same_file(self, *, abandon: bool = True) -> None:
         """Refuse to go on when the path no longer names the file that was opened; with
         `abandon` (the caller holds the write lock) close the bank first."""
-        now = _file_identity(self.path)
+        now = connection.file_identity(self.path)
         if self._identity is None or now == self._identity:
             return
         what = "was removed or renamed" if now is None else "was replaced by another file"
@@ -353,542 +352,6 @@ class ItemBank:
                 if depth == 0 and conn.in_transaction:
                     conn.execute("COMMIT")
 
-    # --- passages ---------------------------------------------------------------------------
-
-    def add_passage(self, passage: Passage) -> int:
-        """Store a passage and return its id; a passage with the same text, title, subject and
-        source already stored is reused (its id is returned), so texts are never duplicated."""
-        if not passage.text.strip():
-            raise BankError("The passage is empty.", "Paste or import the passage text.")
-        with self.transaction() as conn:
-            return records.ensure_passage(conn, passage)
-
-    def get_passage(self, passage_id: int) -> Passage:
-        with self.reading() as conn:
-            found = records.load_passages(conn, [passage_id])
-        if passage_id not in found:
-            raise BankError(f"Passage {passage_id} is not in the bank.", "Refresh the list.")
-        return found[passage_id]
-
-    def passages(self, subject: str | None = None) -> list[Passage]:
-        sql, params = f"{records.PASSAGE_SELECT} ORDER BY p.id", []
-        if subject is not None:
-            sql = f"{records.PASSAGE_SELECT} WHERE s.name = ? ORDER BY p.id"
-            params = [" ".join(subject.split())]
-        with self.reading() as conn:
-            return [
-                Passage(id=r[0], title=r[1], subject=r[2], text=r[3], source_file=r[4])
-                for r in conn.execute(sql, params)
-            ]
-
-    def items_of_passage(self, passage_id: int) -> list[Item]:
-        """Every item written about a passage, oldest first (a re-run of a batch generation
-        uses them to continue where it stopped)."""
-        with self.reading() as conn:
-            ids = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT id FROM items WHERE passage_id = ? ORDER BY id", (passage_id,)
-                )
-            ]
-            return records.load_items(conn, ids, with_passages=False)
-
-    def update_passage(self, passage: Passage) -> None:
-        if passage.id is None:
-            raise BankError("The passage has no id, so it is not in the bank.", "Add it instead.")
-        with self.transaction() as conn:
-            cur = conn.execute(
-                "UPDATE passages SET title = ?, subject_id = ?, text = ?, hash = ?, "
-                "source_file = ? WHERE id = ?",
-                (
-                    passage.title,
-                    records.name_id(conn, "subjects", passage.subject, create=True),
-                    passage.text,
-                    passage.hash,
-                    passage.source_file,
-                    passage.id,
-                ),
-            )
-            if cur.rowcount == 0:
-                raise BankError(f"Passage {passage.id} is not in the bank.", "Refresh the list.")
-
-    def delete_passage(self, passage_id: int) -> None:
-        with self.transaction() as conn:
-            used = conn.execute(
-                "SELECT count(*) FROM items WHERE passage_id = ?", (passage_id,)
-            ).fetchone()[0]
-            if used:
-                raise BankError(
-                    f"Passage {passage_id} is used by {used} item(s).",
-                    "Delete those items or attach them to another passage first.",
-                )
-            conn.execute("DELETE FROM passages WHERE id = ?", (passage_id,))
-
-    # --- items ------------------------------------------------------------------------------
-
-    def add_item(
-        self, item: Item, *, dedupe: bool = False, threshold: float = DEFAULT_THRESHOLD
-    ) -> int:
-        """Store a new item (always under a new id) and return the id. With `dedupe`, items
-        already in the bank at or above `threshold` similarity are recorded as a
-        "near-duplicate" flag on the new item (see `near_duplicates`)."""
-        return self.add_items([item], dedupe=dedupe, threshold=threshold)[0]
-
-    def add_items(
-        self, items: Sequence[Item], *, dedupe: bool = False, threshold: float = DEFAULT_THRESHOLD
-    ) -> list[int]:
-        """Store several items in one transaction (all or none); returns their ids in order."""
-        for item in items:
-            records.check_item(item)
-        texts = [dedupe_text(item) for item in items]
-        if dedupe and items:
-            # Embedding takes model time: done before the write lock is taken.
-            model, vectors, matches = self._near(texts, [set() for _ in items], threshold, 3)
-        with self.transaction() as conn:
-            ids = [records.insert_item(conn, item) for item in items]
-            search.reindex_items(conn, ids)
-            if dedupe and items:
-                neardup.store(conn, model, ids, texts, vectors)
-                for item_id, found in zip(ids, matches, strict=True):
-                    if found:
-                        records.write_flags(
-                            conn, item_id, [duplicate_flag(found)], metric=neardup.FLAG_METRIC
-                        )
-        return ids
-
-    def get_item(self, item_id: int) -> Item:
-        """The item with its options, tags, flags, latest scores and passage."""
-        found = self.get_items([item_id])
-        if not found:
-            raise records.missing_item(item_id)
-        return found[0]
-
-    def get_items(self, item_ids: Sequence[int], *, with_passages: bool = True) -> list[Item]:
-        """Items in the given order; ids not in the bank are left out."""
-        with self.reading() as conn:
-            return records.load_items(conn, list(item_ids), with_passages=with_passages)
-
-    def same_items(self, items: Sequence[Item]) -> list[int | None]:
-        """For each item, the id of a bank item with the same type, question and answer (an
-        import of a file already imported), else None."""
-        with self.reading() as conn:
-            return records.same_item_ids(conn, items)
-
-    def update_item(self, item: Item) -> None:
-        """Save an edited item's content. Scores, flags and reviews keep their own history
-        and are changed through `add_score`, `set_flags` and `review`."""
-        with self.transaction() as conn:
-            records.update_item(conn, item)
-            search.reindex_items(conn, [int(item.id or 0)])
-
-    def delete_items(self, item_ids: Sequence[int]) -> int:
-        """Delete items with their options, scores, reviews, flags and quiz places; returns
-        how many existed."""
-        with self.transaction() as conn:
-            cur = conn.execute(
-                "DELETE FROM items WHERE id IN (SELECT value FROM json_each(?))",
-                (records.id_list(item_ids),),
-            )
-            return cur.rowcount
-
-    def delete_item(self, item_id: int) -> None:
-        if not self.delete_items([item_id]):
-            raise records.missing_item(item_id)
-
-    def set_tags(self, item_id: int, tags: Sequence[str]) -> None:
-        with self.transaction() as conn:
-            self._require_item(conn, item_id)
-            records.write_tags(conn, item_id, tags)
-
-    def add_score(self, item_id: int, score: ScoreResult) -> int:
-        """Record a metric's result; earlier results stay in the history."""
-        with self.transaction() as conn:
-            self._require_item(conn, item_id)
-            return records.insert_score(conn, item_id, score)
-
-    def score_history(self, item_id: int, metric: str | None = None) -> list[ScoreResult]:
-        """Every score of the item (of one metric, if given), oldest first."""
-        with self.reading() as conn:
-            return records.score_history(conn, [item_id], metric)[item_id]
-
-    def set_flags(self, item_id: int, flags: Sequence[Flag], metric: str | None = None) -> None:
-        """Replace the item's flags: only those of `metric` when given (a metric re-run
-        replaces its own flags and leaves the others' alone), else all of them."""
-        with self.transaction() as conn:
-            self._require_item(conn, item_id)
-            records.write_flags(conn, item_id, flags, metric)
-
-    def save_score(self, item_id: int, score: ScoreResult, flags: Sequence[Flag]) -> int:
-        """Record a metric's result and replace that metric's flags with `flags`, in one
-        transaction: a failure between the two writes must not leave a new score beside
-        flags that describe the previous one. Returns the score's id."""
-        with self.transaction() as conn:
-            self._require_item(conn, item_id)
-            score_id = records.insert_score(conn, item_id, score)
-            records.write_flags(conn, item_id, flags, score.metric)
-            return score_id
-
-    def review(self, item_id: int, decision: str, reason: str = "", note: str = "") -> Review:
-        """Record a teacher's decision (accept, reject, needs-review) and set the item's
-        status accordingly, in one transaction."""
-        try:
-            review = Review(item_id=item_id, decision=decision, reason=reason, note=note)
-        except ValueError as exc:
-            raise BankError(str(exc), "Accept, reject or mark as needing review.") from None
-        with self.transaction() as conn:
-            self._require_item(conn, item_id)
-            return records.insert_review(conn, review, set_status=True)
-
-    def reviews(self, item_id: int) -> list[Review]:
-        with self.reading() as conn:
-            return records.load_reviews(conn, [item_id])[item_id]
-
-    def last_reviews(self, item_ids: Sequence[int]) -> dict[int, Review]:
-        """The latest decision on each item that has one (one query; for lists that show
-        why an item was rejected)."""
-        with self.reading() as conn:
-            found = records.load_reviews(conn, list(item_ids))
-        return {item_id: reviews[-1] for item_id, reviews in found.items() if reviews}
-
-    # --- editor drafts ------------------------------------------------------------------
-
-    def save_draft(self, item_id: int, fields: Mapping[str, object]) -> str:
-        """Keep an editor's unsaved edits of an item (JSON-able field values), replacing the
-        previous draft; returns the time stored. The item itself is not changed."""
-        saved = utc_now()
-        text = json.dumps(dict(fields), ensure_ascii=False, sort_keys=True)
-        with self.transaction() as conn:
-            self._require_item(conn, item_id)
-            conn.execute(
-                "INSERT OR REPLACE INTO item_drafts (item_id, fields, saved) VALUES (?, ?, ?)",
-                (item_id, text, saved),
-            )
-        return saved
-
-    def get_draft(self, item_id: int) -> tuple[dict[str, object], str] | None:
-        """The unsaved edits kept for an item and when they were stored, or None."""
-        with self.reading() as conn:
-            row = conn.execute(
-                "SELECT fields, saved FROM item_drafts WHERE item_id = ?", (item_id,)
-            ).fetchone()
-        return (dict(json.loads(row[0])), str(row[1])) if row else None
-
-    def delete_draft(self, item_id: int) -> None:
-        """Forget an item's unsaved edits (after a save, or when the teacher discards them)."""
-        with self.transaction() as conn:
-            conn.execute("DELETE FROM item_drafts WHERE item_id = ?", (item_id,))
-
-    def _require_item(self, conn: sqlite3.Connection, item_id: int) -> None:
-        if conn.execute("SELECT 1 FROM items WHERE id = ?", (item_id,)).fetchone() is None:
-            raise records.missing_item(item_id)
-
-    # --- search and listing -------------------------------------------------------------
-
-    def search(
-        self,
-        query: str = "",
-        *,
-        status: str | Sequence[str] | None = None,
-        subject: str | None = None,
-        tag: str | None = None,
-        min_scores: Mapping[str, float] | None = None,
-        max_scores: Mapping[str, float] | None = None,
-        flagged: bool | None = None,
-        sort_by: str = "created",
-        descending: bool = True,
-        limit: int | None = 200,
-        offset: int = 0,
-        with_passages: bool = False,
-    ) -> list[Item]:
-        """Items matching the full-text `query` (any text; see `search.fts_query`) and every
-        filter given, sorted by "created", "updated", "id" or a metric's latest value
-        (unscored items last). Score thresholds are inclusive. Passages are loaded only when
-        asked, since a listing does not show them."""
-        filters = search.Filters(
-            query, status, subject, tag, min_scores or {}, max_scores or {}, flagged
-        )
-        with self.reading() as conn:
-            ids = search.search_ids(
-                conn, filters, sort_by=sort_by, descending=descending, limit=limit, offset=offset
-            )
-            return records.load_items(conn, ids, with_passages=with_passages)
-
-    def count(
-        self,
-        query: str = "",
-        *,
-        status: str | Sequence[str] | None = None,
-        subject: str | None = None,
-        tag: str | None = None,
-        min_scores: Mapping[str, float] | None = None,
-        max_scores: Mapping[str, float] | None = None,
-        flagged: bool | None = None,
-    ) -> int:
-        """How many items `search` with the same arguments would find without a limit."""
-        filters = search.Filters(
-            query, status, subject, tag, min_scores or {}, max_scores or {}, flagged
-        )
-        with self.reading() as conn:
-            return search.count(conn, filters)
-
-    def status_counts(self) -> dict[str, int]:
-        with self.reading() as conn:
-            return dict(conn.execute("SELECT status, count(*) FROM items GROUP BY status"))
-
-    def subjects(self) -> list[str]:
-        with self.reading() as conn:
-            return [r[0] for r in conn.execute("SELECT name FROM subjects ORDER BY name")]
-
-    def tags(self) -> list[str]:
-        with self.reading() as conn:
-            return [r[0] for r in conn.execute("SELECT name FROM tags ORDER BY name")]
-
-    # --- statistics for the metrics -----------------------------------------------------
-
-    def expected_complexity(
-        self,
-        subject: str | None,
-        min_items: int = stats.MIN_ITEMS,
-        default: int = stats.DEFAULT_EXPECTED_STEPS,
-    ) -> int:
-        """NACo's expected reasoning-step count E for `subject` (None: the whole bank): the
-        mode over accepted items' latest NACo "steps" when at least `min_items` have one,
-        else `default`. Ties go to the smaller count."""
-        return stats.expected_steps(self.complexity_histogram(subject), min_items, default)
-
-    def complexity_histogram(self, subject: str | None) -> dict[int, int]:
-        with self.reading() as conn:
-            return stats.step_histogram(conn, subject)
-
-    # --- quizzes ------------------------------------------------------------------------
-
-    def create_quiz(self, name: str, item_ids: Sequence[int] = ()) -> int:
-        clean = self._quiz_name(name)
-        with self.transaction() as conn:
-            if conn.execute("SELECT 1 FROM quizzes WHERE name = ?", (clean,)).fetchone():
-                raise BankError(f"A quiz named {clean!r} already exists.", "Choose another name.")
-            quiz_id = int(
-                conn.execute(
-                    "INSERT INTO quizzes (name, created) VALUES (?, ?)", (clean, utc_now())
-                ).lastrowid
-                or 0
-            )
-            self._write_quiz_order(conn, quiz_id, list(item_ids))
-            return quiz_id
-
-    def rename_quiz(self, quiz_id: int, name: str) -> None:
-        clean = self._quiz_name(name)
-        with self.transaction() as conn:
-            other = conn.execute("SELECT id FROM quizzes WHERE name = ?", (clean,)).fetchone()
-            if other is not None and other[0] != quiz_id:
-                raise BankError(f"A quiz named {clean!r} already exists.", "Choose another name.")
-            if (
-                conn.execute("UPDATE quizzes SET name = ? WHERE id = ?", (clean, quiz_id)).rowcount
-                == 0
-            ):
-                raise _missing_quiz(quiz_id)
-
-    def delete_quiz(self, quiz_id: int) -> None:
-        """Delete the quiz; its items stay in the bank."""
-        with self.transaction() as conn:
-            if conn.execute("DELETE FROM quizzes WHERE id = ?", (quiz_id,)).rowcount == 0:
-                raise _missing_quiz(quiz_id)
-
-    def get_quiz(self, quiz_id: int) -> Quiz:
-        with self.reading() as conn:
-            found = records.load_quizzes(conn, quiz_id)
-        if not found:
-            raise _missing_quiz(quiz_id)
-        return found[0]
-
-    def quizzes(self) -> list[Quiz]:
-        with self.reading() as conn:
-            return records.load_quizzes(conn)
-
-    def add_to_quiz(
-        self, quiz_id: int, item_ids: Sequence[int], position: int | None = None
-    ) -> None:
-        """Insert items at `position` (default: the end); items already in the quiz move."""
-        with self.transaction() as conn:
-            order = self._quiz_order(conn, quiz_id)
-            adding = list(dict.fromkeys(item_ids))
-            rest = [i for i in order if i not in set(adding)]
-            at = len(rest) if position is None else max(0, min(position, len(rest)))
-            self._write_quiz_order(conn, quiz_id, rest[:at] + adding + rest[at:])
-
-    def remove_from_quiz(self, quiz_id: int, item_ids: Sequence[int]) -> None:
-        with self.transaction() as conn:
-            drop = set(item_ids)
-            order = self._quiz_order(conn, quiz_id)
-            self._write_quiz_order(conn, quiz_id, [i for i in order if i not in drop])
-
-    def reorder_quiz(self, quiz_id: int, item_ids: Sequence[int]) -> None:
-        """Set the quiz's order; `item_ids` must be exactly the quiz's items."""
-        with self.transaction() as conn:
-            order = self._quiz_order(conn, quiz_id)
-            if sorted(order) != sorted(item_ids):
-                raise BankError(
-                    "The new order must list exactly the quiz's items, each once.",
-                    "Refresh the quiz and try again.",
-                )
-            self._write_quiz_order(conn, quiz_id, list(item_ids))
-
-    @staticmethod
-    def _quiz_name(name: str) -> str:
-        clean = records.clean_name(name)
-        if clean is None:
-            raise BankError("A quiz needs a name.", "Type a name for the quiz.")
-        return clean
-
-    def _quiz_order(self, conn: sqlite3.Connection, quiz_id: int) -> list[int]:
-        if conn.execute("SELECT 1 FROM quizzes WHERE id = ?", (quiz_id,)).fetchone() is None:
-            raise _missing_quiz(quiz_id)
-        return [
-            r[0]
-            for r in conn.execute(
-                "SELECT item_id FROM quiz_items WHERE quiz_id = ? ORDER BY position, item_id",
-                (quiz_id,),
-            )
-        ]
-
-    def _write_quiz_order(self, conn: sqlite3.Connection, quiz_id: int, order: list[int]) -> None:
-        order = list(dict.fromkeys(order))
-        present = {
-            r[0]
-            for r in conn.execute(
-                "SELECT id FROM items WHERE id IN (SELECT value FROM json_each(?))",
-                (records.id_list(order),),
-            )
-        }
-        absent = [i for i in order if i not in present]
-        if absent:
-            raise BankError(
-                f"Item(s) {', '.join(map(str, absent))} are not in the bank.", "Refresh the list."
-            )
-        conn.execute("DELETE FROM quiz_items WHERE quiz_id = ?", (quiz_id,))
-        conn.executemany(
-            "INSERT INTO quiz_items (quiz_id, item_id, position) VALUES (?, ?, ?)",
-            [(quiz_id, item_id, pos) for pos, item_id in enumerate(order)],
-        )
-
-    # --- near-duplicates ----------------------------------------------------------------
-
-    def near_duplicates(
-        self,
-        item: Item | str,
-        *,
-        threshold: float = DEFAULT_THRESHOLD,
-        limit: int = 5,
-    ) -> list[DuplicateMatch]:
-        """Items in the bank whose question and answer are at least `threshold` cosine-close
-        to `item`'s (or to a text), closest first; the item itself is never its own match."""
-        return self.find_near_duplicates([item], threshold=threshold, limit=limit)[0]
-
-    def find_near_duplicates(
-        self,
-        items: Sequence[Item | str],
-        *,
-        threshold: float = DEFAULT_THRESHOLD,
-        limit: int = 5,
-    ) -> list[list[DuplicateMatch]]:
-        """`near_duplicates` for several items at once (one model call, one matrix load).
-        Items of the bank without a vector are embedded and stored first (see
-        `embed_missing`); a read-only bank compares with the vectors it already holds."""
-        if not items:
-            return []
-        texts = [t if isinstance(t, str) else dedupe_text(t) for t in items]
-        exclude = [{t.id} if isinstance(t, Item) and t.id is not None else set() for t in items]
-        return self._near(texts, exclude, threshold, limit)[2]
-
-    def _near(
-        self, texts: Sequence[str], exclude: list[set[int]], threshold: float, limit: int
-    ) -> tuple[str, np.ndarray, list[list[DuplicateMatch]]]:
-        if not self.read_only:
-            run_to_end(self.embed_missing())
-        model, embed = self._embedder()
-        vectors = neardup.as_matrix(embed(list(texts)), len(texts))
-        with self.reading() as conn:
-            ids, matrix = neardup.load(conn, model, int(vectors.shape[1]))
-            found = neardup.nearest(
-                ids, matrix, vectors, threshold=threshold, limit=limit, exclude=exclude
-            )
-            stems = {
-                r[0]: r[1]
-                for r in conn.execute(
-                    "SELECT id, stem FROM items WHERE id IN (SELECT value FROM json_each(?))",
-                    (records.id_list({i for row in found for i, _ in row}),),
-                )
-            }
-        matches = [[DuplicateMatch(i, sim, stems.get(i, "")) for i, sim in row] for row in found]
-        return model, vectors, matches
-
-    def embed_missing(self, cancel: CancelToken | None = None, batch: int = 64) -> Job[int]:
-        """Job: compute and store vectors for items that have none from the current model.
-        Each batch is its own transaction, so cancelling keeps what was done."""
-        token = cancel or CancelToken()
-        model, embed = self._embedder()
-        with self.reading() as conn:
-            total = neardup.count_missing(conn, model)
-        done = 0
-        while done < total:
-            token.raise_if_cancelled()
-            with self.reading() as conn:
-                todo = neardup.missing(conn, model, limit=batch)
-            if not todo:
-                break
-            ids, texts = [t[0] for t in todo], [t[1] for t in todo]
-            vectors = neardup.as_matrix(embed(texts), len(texts))
-            with self.transaction() as conn:
-                neardup.store(conn, model, ids, texts, vectors)
-            done += len(todo)
-            yield Progress("Embedding items for duplicate checks", min(done, total), total)
-        return done
-
-    def _embedder(self) -> tuple[str, EmbedFn]:
-        if self._embed is None:
-            from quizsmith.providers import provider_for_role
-
-            provider = provider_for_role("embeddings")
-            self._embed = provider.embed
-            self._embed_model = self._embed_model or provider.info.label()
-        model = self._embed_model or str(getattr(self._embed, "__qualname__", "custom"))
-        return model, self._embed
-
-    # --- JSONL interchange ----------------------------------------------------------------
-
-    def export_jsonl(self, path: str | os.PathLike[str], *, status: str | None = None) -> int:
-        """Write the bank as JSONL (DESIGN.md interchange format); returns the item count.
-        Without `status` the file holds the whole bank (see `quizsmith.bank.jsonl`)."""
-        return run_to_end(self.export_jsonl_job(path, status=status))[1]
-
-    def export_jsonl_job(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        status: str | None = None,
-        cancel: CancelToken | None = None,
-    ) -> Job[int]:
-        with self.reading() as conn:
-            return (yield from jsonl.export_job(conn, Path(path), status, cancel or CancelToken()))
-
-    def import_jsonl(self, path: str | os.PathLike[str]) -> jsonl.ImportResult:
-        """Add every record of a JSONL file in one transaction: a bad line (reported by
-        number) or a cancel imports nothing."""
-        return run_to_end(self.import_jsonl_job(path))[1]
-
-    def import_jsonl_job(
-        self, path: str | os.PathLike[str], *, cancel: CancelToken | None = None
-    ) -> Job[jsonl.ImportResult]:
-        return (yield from self.import_parsed_job(jsonl.read_file(Path(path)), cancel=cancel))
-
-    def import_parsed_job(
-        self, parsed: jsonl.ParsedFile, *, cancel: CancelToken | None = None
-    ) -> Job[jsonl.ImportResult]:
-        """Add a JSONL file already read and checked with `bank.jsonl.read_file` (so a caller
-        can refuse a bad or empty file before it opens, or creates, the bank)."""
-        with self.transaction() as conn:
-            return (yield from jsonl.import_job(conn, parsed, cancel or CancelToken()))
-
     # --- maintenance ----------------------------------------------------------------------
 
     @property
@@ -927,30 +390,3 @@ class ItemBank:
                     except sqlite3.DatabaseError as exc:
                         problems.append(f"{table}: {exc}")
         return problems
-
-
-def dedupe_text(item: Item) -> str:
-    return neardup.embedding_text(item.stem, item.key)
-
-
-def duplicate_flag(matches: Sequence[DuplicateMatch]) -> Flag:
-    closest = ", ".join(f"#{m.item_id} ({m.similarity:.2f})" for m in matches)
-    return Flag(
-        neardup.FLAG_CODE,
-        f"Very similar to item(s) already in the bank: {closest}.",
-        neardup.FLAG_METRIC,
-        "warning",
-    )
-
-
-def _missing_quiz(quiz_id: int) -> BankError:
-    return BankError(f"Quiz {quiz_id} is not in the bank.", "Refresh the list of quizzes.")
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    """(device, inode) of the file at `path`; None when there is none."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
