@@ -5,7 +5,7 @@ inside functions and under TYPE_CHECKING) and, for Qt, at run time; and on modul
 2. Layers: a module imports only from its own layer or the layers below it
 
        gui
-       cli, cli_help, cli_formats, demo, modelreport (the command line's front end)
+       cli, cli_*, demo, modelreport                (the command line's front end)
        operations                                   (what both front ends do, once)
        generation, evaluation, quality              (features)
        metrics
@@ -56,7 +56,18 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("metrics",),
     ("generation", "evaluation", "quality"),
     ("operations",),
-    ("cli", "cli_help", "cli_formats", "demo", "modelreport"),
+    (
+        "cli",
+        "cli_eval",
+        "cli_formats",
+        "cli_help",
+        "cli_items",
+        "cli_review",
+        "cli_setup",
+        "cli_shared",
+        "demo",
+        "modelreport",
+    ),
     ("gui",),
 )
 LAYER_OF = {unit: n for n, units in enumerate(LAYERS) for unit in units}

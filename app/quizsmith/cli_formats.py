@@ -1,7 +1,6 @@
-"""The command-line pieces of question files and the review workflow: `quizsmith import`
-of Moodle XML / GIFT / Aiken (with its "partial" exit status), `quizsmith review`,
-`quizsmith quiz create/add/list` and `quizsmith delete`. Kept apart from `cli.py`, which
-only registers them.
+"""`quizsmith import` and `quizsmith export`: question files (Quizsmith JSONL, Moodle XML,
+GIFT, Aiken; Word, QTI and CSV out) into and out of a bank, with import's "partial" exit
+status.
 
 Exit statuses: 0 all done; 2 refused or failed (nothing changed); 4 partial: an import that
 skipped some questions of the file (each listed with its number and reason).
@@ -15,6 +14,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
+
+from quizsmith.cli_shared import bank_inputs, drive, guard_paths, seed_int
 
 #: An import that brought in some questions of the file and skipped others.
 EXIT_PARTIAL = 4
@@ -104,170 +105,115 @@ def print_simplified(simplified: list[Any]) -> None:
 
 
 def register(sub: Any) -> None:
-    """Add the `review` and `quiz` subcommands to the CLI's subparsers."""
+    """Add the `import` and `export` subcommands to the CLI's subparsers."""
     p = sub.add_parser(
-        "review",
-        help="accept, reject or send back items (as the review queue does)",
-        description="Record a review decision on items; it sets their status and is kept "
-        "in the item's review history.",
+        "import", help="import items into a bank (Quizsmith JSONL, Moodle XML, GIFT, Aiken)"
     )
-    p.add_argument("ids", nargs="+", type=int, metavar="ID", help="item ids")
-    p.add_argument("--bank", required=True, help="the bank file")
-    decision = p.add_mutually_exclusive_group(required=True)
-    decision.add_argument("--accept", dest="decision", action="store_const", const="accept")
-    decision.add_argument("--reject", dest="decision", action="store_const", const="reject")
-    decision.add_argument(
-        "--needs-review", dest="decision", action="store_const", const="needs-review"
-    )
-    p.add_argument("--reason", default="", help="why (shown in the report and history)")
-    p.add_argument("--note", default="", help="a longer note")
-    p.set_defaults(func=_cmd_review)
-
-    p = sub.add_parser("quiz", help="create quizzes, add items to them, list them")
-    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    q = actions.add_parser("create", help="create a quiz (optionally with items)")
-    q.add_argument("name")
-    q.add_argument("ids", nargs="*", type=int, metavar="ID", help="items, in quiz order")
-    q.add_argument("--bank", required=True, help="the bank file")
-    q.set_defaults(func=_cmd_quiz_create)
-    q = actions.add_parser("add", help="add items to the end of a quiz")
-    q.add_argument("name")
-    q.add_argument("ids", nargs="+", type=int, metavar="ID")
-    q.add_argument("--bank", required=True, help="the bank file")
-    q.set_defaults(func=_cmd_quiz_add)
-    q = actions.add_parser("list", help="list the quizzes, or the items of one")
-    q.add_argument("name", nargs="?")
-    q.add_argument("--bank", required=True, help="the bank file")
-    q.set_defaults(func=_cmd_quiz_list)
-
-    p = sub.add_parser(
-        "delete",
-        help="delete items, or a passage with its items (as the desktop app's Delete does)",
-        description="Delete items with their scores, flags, reviews and quiz places, or a "
-        "passage with every item written about it. Says what will go and asks first; "
-        "--yes answers for you (needed when the input is not a terminal).",
-    )
-    p.add_argument("ids", nargs="*", type=int, metavar="ID", help="item ids")
     p.add_argument(
-        "--passage", type=int, action="append", metavar="ID", help="a passage id (repeatable)"
+        "file",
+        help="a question file: .jsonl (Quizsmith), .xml (Moodle XML), .gift, or .txt "
+        "(GIFT or Aiken, told apart by their markers)",
+    )
+    p.add_argument("--bank", required=True, help="the bank file (created if missing)")
+    p.add_argument(
+        "--format",
+        help="jsonl, moodle, gift or aiken (default: from the extension and contents); "
+        "imported questions are marked needs-review",
+    )
+    p.epilog = EXIT_STATUS_HELP
+    p.set_defaults(func=_cmd_import)
+
+    p = sub.add_parser(
+        "export", help="export items to Word, Moodle, GIFT, Aiken, QTI, CSV or JSONL"
     )
     p.add_argument("--bank", required=True, help="the bank file")
-    p.add_argument("--yes", action="store_true", help="do not ask")
-    p.set_defaults(func=_cmd_delete)
-
-
-def _open(bank: str, *, read_only: bool = False) -> Any:
-    from quizsmith.bank import ItemBank
-
-    return ItemBank(bank, create=False, read_only=read_only)
-
-
-def _check_ids(bank: Any, ids: list[int]) -> None:
-    from quizsmith.errors import QuizsmithError
-
-    found = {item.id for item in bank.get_items(ids, with_passages=False)}
-    missing = [str(i) for i in ids if i not in found]
-    if missing:
-        raise QuizsmithError(
-            f"No item with id {', '.join(missing)} in {bank.path.name}.",
-            "Check the ids (quizsmith export --format csv lists them); nothing was changed.",
-        )
-
-
-def _cmd_review(args: argparse.Namespace) -> int:
-    from quizsmith.domain import DECISION_STATUS
-    from quizsmith.operations.reviews import record_review
-
-    with _open(args.bank) as bank:
-        _check_ids(bank, args.ids)
-        record_review(bank, args.ids, args.decision, args.reason, args.note)
-    status = DECISION_STATUS[args.decision]
-    print(f"{len(args.ids)} item(s) now {status}: {', '.join(map(str, args.ids))}.")
-    return 0
-
-
-def _cmd_delete(args: argparse.Namespace) -> int:
-    import sys
-
-    from quizsmith.errors import QuizsmithError
-    from quizsmith.operations.deletion import delete, describe_deletion
-
-    passages = args.passage or []
-    if not args.ids and not passages:
-        raise QuizsmithError(
-            "Nothing to delete.", "Give item ids, or --passage ID (see quizsmith delete --help)."
-        )
-    with _open(args.bank) as bank:
-        plan = describe_deletion(bank, args.ids, passages)
-        if not args.yes:
-            if not sys.stdin.isatty():
-                raise QuizsmithError(
-                    f"{plan.sentence()} Not confirmed: the input is not a terminal.",
-                    "Add --yes to delete without asking.",
-                )
-            answer = input(f"{plan.sentence()} Delete? [y/N] ")
-            if answer.strip().casefold() not in ("y", "yes"):
-                print("Nothing was deleted.")
-                return 0
-        changes = delete(bank, args.ids, passages)
-    parts = [f"{len(changes.deleted)} item(s)"]
-    if changes.passages:
-        parts.insert(0, f"{len(changes.passages)} passage(s)")
-    print(f"Deleted {' and '.join(parts)} from {Path(args.bank).name}.")
-    return 0
-
-
-def _quiz_named(bank: Any, name: str) -> Any:
-    from quizsmith.errors import QuizsmithError
-
-    for quiz in bank.quizzes():
-        if quiz.name.casefold() == name.casefold():
-            return quiz
-    known = ", ".join(repr(q.name) for q in bank.quizzes()) or "none"
-    raise QuizsmithError(
-        f"There is no quiz named {name!r} in {bank.path.name}.", f"Quizzes in this bank: {known}."
+    p.add_argument(
+        "--format",
+        default="jsonl",
+        help="docx (student sheet), docx-key (answer key), docx-report (teacher report), "
+        "moodle, gift, aiken, qti (Canvas), csv, or jsonl (default: the whole bank)",
     )
+    p.add_argument("--out", required=True, help="output file")
+    p.add_argument(
+        "--status",
+        help="only items with this status (draft, accepted, rejected, needs-review) or all; "
+        "default for jsonl: all, i.e. the whole bank with its quizzes and history; for the "
+        "other formats: accepted (with --quiz: every item of the quiz)",
+    )
+    p.add_argument("--quiz", help="export this quiz (by name), in its order")
+    p.add_argument(
+        "--seed", type=seed_int, help="option shuffle seed; the same seed gives the same order"
+    )
+    p.add_argument("--template", help="a .docx whose styles, headers and page set-up to use")
+    p.add_argument("--title", help="the quiz title on the sheet and in headers (default: the "
+                   "quiz name, else the output file name)")  # fmt: skip
+    p.add_argument("--passages", action=argparse.BooleanOptionalAction, help="docx: print "
+                   "each passage before its questions (default: when all share one)")  # fmt: skip
+    p.set_defaults(func=_cmd_export)
 
 
-def _cmd_quiz_create(args: argparse.Namespace) -> int:
-    from quizsmith.errors import QuizsmithError
+def _cmd_import(args: argparse.Namespace) -> int:
+    from quizsmith.bank import ItemBank
+    from quizsmith.jobs import CancelToken
 
-    with _open(args.bank) as bank:
-        if any(q.name.casefold() == args.name.casefold() for q in bank.quizzes()):
-            raise QuizsmithError(
-                f"A quiz named {args.name!r} already exists.",
-                f"Add items to it with: quizsmith quiz add {args.name!r} ID...",
+    source = Path(args.file)
+    guard_paths(bank_inputs(args.bank), [("the imported file", args.file)])
+    fmt = getattr(args, "format", None)
+    if fmt not in (None, "jsonl") or (fmt is None and source.suffix.lower() != ".jsonl"):
+        return import_question_file(args.bank, source, fmt)
+    from quizsmith.bank.jsonl import read_file
+
+    # The whole file is read and checked before the bank is opened, so a bad or empty file
+    # leaves no new bank behind.
+    parsed = read_file(source)
+    if not parsed.items and not parsed.others:
+        empty = source.stat().st_size == 0
+        refuse_empty(source, args.bank, "it is empty" if empty else "blank lines only")
+    with new_bank_removed_on_failure(args.bank), ItemBank(args.bank) as bank:
+        result = drive(bank.import_parsed_job(parsed, cancel=CancelToken()))
+    print(
+        f"Imported {result.items} items, {result.passages} passages and "
+        f"{result.quizzes} quizzes into {args.bank}."
+    )
+    print_warnings(result.warnings)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from quizsmith.bank import ItemBank
+    from quizsmith.jobs import CancelToken
+
+    guard_paths([("--out", args.out)], [*bank_inputs(args.bank), ("--template", args.template)])
+    if args.format != "jsonl":
+        from quizsmith.formats import export_from_bank
+
+        with ItemBank(args.bank, create=False, read_only=True) as bank:
+            result = export_from_bank(
+                bank,
+                args.format,
+                args.out,
+                quiz=args.quiz,
+                status=args.status,
+                seed=args.seed,
+                template=args.template,
+                title=args.title,
+                passages=args.passages,
             )
-        _check_ids(bank, args.ids)
-        bank.create_quiz(args.name, args.ids)
-    print(f"Created quiz {args.name!r} with {len(args.ids)} item(s).")
-    return 0
+        print(f"Exported {result.count} items to {args.out} (option order seed {result.seed}).")
+        if result.skipped:
+            print(f"Skipped {len(result.skipped)} item(s):")
+            for skipped in result.skipped:
+                print(f"  - {skipped}")
+        print_simplified(result.simplified)
+        return 0
+    if args.quiz:
+        from quizsmith.errors import QuizsmithError
 
-
-def _cmd_quiz_add(args: argparse.Namespace) -> int:
-    with _open(args.bank) as bank:
-        quiz = _quiz_named(bank, args.name)
-        _check_ids(bank, args.ids)
-        new = [i for i in args.ids if i not in quiz.item_ids]
-        bank.add_to_quiz(quiz.id, new)
-        total = len(quiz.item_ids) + len(new)
-    already = len(args.ids) - len(new)
-    note = f" ({already} already in it)" if already else ""
-    print(f"Added {len(new)} item(s) to {quiz.name!r}{note}; it now has {total}.")
-    return 0
-
-
-def _cmd_quiz_list(args: argparse.Namespace) -> int:
-    with _open(args.bank, read_only=True) as bank:
-        if args.name is None:
-            quizzes = bank.quizzes()
-            if not quizzes:
-                print("No quizzes yet: create one with quizsmith quiz create NAME ID...")
-            for quiz in quizzes:
-                print(f"{quiz.name}\t{len(quiz.item_ids)} item(s)")
-            return 0
-        quiz = _quiz_named(bank, args.name)
-        for number, item in enumerate(bank.get_items(quiz.item_ids, with_passages=False), 1):
-            stem = " ".join(item.stem.split())
-            print(f"{number}.\t#{item.id}\t{item.status}\t{stem[:70]}")
+        raise QuizsmithError(
+            "JSONL export writes the bank, not one quiz.", "Leave out --quiz or choose --format."
+        )
+    status = None if args.status in (None, "all") else args.status
+    with ItemBank(args.bank, create=False, read_only=True) as bank:
+        count = drive(bank.export_jsonl_job(args.out, status=status, cancel=CancelToken()))
+    print(f"Exported {count} items to {args.out}.")
     return 0

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from quizsmith.cli import MAX_SEED, _parse_fit_also, build_parser, main
+from quizsmith.cli import build_parser, main
+from quizsmith.cli_eval import _parse_fit_also
+from quizsmith.cli_shared import MAX_SEED
 from quizsmith.errors import QuizsmithError
 
 EVAL = ["eval", "d.jsonl", "--format", "jsonl", "--report", "r.json"]

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from quizsmith.cli import EXIT_INCOMPLETE, main
+from quizsmith.cli import main
+from quizsmith.cli_shared import EXIT_INCOMPLETE
 from quizsmith.providers import manager
 from quizsmith.settings import Endpoint, Settings, save
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from quizsmith.bank import ItemBank, connection
-from quizsmith.cli import EXIT_INCOMPLETE, main
+from quizsmith.cli import main
+from quizsmith.cli_shared import EXIT_INCOMPLETE
 from quizsmith.providers.base import Provider
 
 from .conftest import QuickGenerator

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from quizsmith.cli import EXIT_INCOMPLETE, main
+from quizsmith.cli import main
+from quizsmith.cli_shared import EXIT_INCOMPLETE
 from quizsmith.generation.sentences import split_sentences
 from quizsmith.generation.target import written_without_spaces
 from quizsmith.providers.base import Provider
