@@ -15,7 +15,7 @@ from quizsmith.domain import Passage
 from quizsmith.generation import prompts
 from quizsmith.generation.builder import BuildContext, build_candidates
 from quizsmith.generation.target import Target
-from quizsmith.generation.true_false import rewording_problem, shown_statement
+from quizsmith.generation.true_false import false_plan, rewording_problem, shown_statement
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
 
@@ -136,3 +136,11 @@ def test_a_few_shot_generator_is_not_asked_to_restate() -> None:
     stem, method, _ = _true_statement(model, "fewshot")
     assert model.asked == []
     assert stem == "The Danube flows through ten countries before it reaches the Black Sea."
+
+
+def test_a_quiz_plans_half_of_its_statements_false_in_a_seeded_order() -> None:
+    for n in range(1, 11):
+        plans = [false_plan(n, seed) for seed in range(40)]
+        assert all(len(p) == n and sum(p) in (n // 2, (n + 1) // 2) for p in plans)
+        assert false_plan(n, 7) == false_plan(n, 7)
+    assert len({tuple(false_plan(5, seed)) for seed in range(40)}) > 5  # not one fixed order

@@ -46,6 +46,9 @@ class BuildContext:
     #: Keys this run made or the teacher ruled out (casefolded): a question the model writes
     #: with its own answer is not kept for one of them (`builder._questions`).
     made_keys: set[str] = field(default_factory=set)
+    #: Whether the next true/false statement is to be false (the quiz's plan,
+    #: `true_false.false_plan`); None: a seeded coin decides.
+    false_statement: bool | None = None
 
     @property
     def judge(self) -> Provider | None:

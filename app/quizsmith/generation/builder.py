@@ -335,8 +335,8 @@ def _true_false(target: Target, k: int, ctx: BuildContext) -> BuildSteps:
     built = Built()
     started = time.perf_counter()
     rng = random.Random(ctx.seed)
-    # A fair coin per target, seeded, so a quiz is not all True (a known test-wiseness cue).
-    make_false = rng.random() < 0.5
+    # The quiz's plan (half false, pipeline.py), else a fair coin per target, seeded.
+    make_false = ctx.false_statement if ctx.false_statement is not None else rng.random() < 0.5
     if not make_false:
         yield BuildStep("restating the fact in other words", 0.0)
         statement, method = true_false.restated(target.fact, target.answer, None, ctx, built.notes)

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from quizsmith.domain import Item, Passage
 from quizsmith.errors import CancelledError, QuizsmithError
-from quizsmith.generation import writer
+from quizsmith.generation import true_false, writer
 from quizsmith.generation.analysis import PassageAnalysis, analyse
 from quizsmith.generation.api import GeneratedStep, GenerationRequest, GenerationResult
 from quizsmith.generation.builder import (
@@ -154,6 +154,7 @@ def generate_items(
             seed=request.seed,
             expected_complexity=expected_complexity,
         )
+        false_plan = true_false.false_plan(n, request.seed)
         for index, target in enumerate(targets):
             if len(result.items) >= n:
                 break
@@ -175,6 +176,8 @@ def generate_items(
             yield Progress(f"{label}: {about}", done, n)
             cancel.raise_if_cancelled()
             ctx.seed = request.seed + 100 * index
+            made_tf = sum(item.type == "tf" for item in result.items)
+            ctx.false_statement = false_plan[made_tf] if item_type == "tf" else None
             # Of an item's time, writing takes about half when the candidates are ranked;
             # the rest goes to scoring them (measured shares vary with the models).
             writing = WRITING_SHARE if request.rank else 1.0

@@ -14,6 +14,7 @@ shown as the passage has it, without its web marks, and the item's notes say why
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any, Final
 
@@ -30,6 +31,17 @@ from quizsmith.providers.base import Provider
 _MAX_GROWTH: Final = 1.6
 _MAX_EXTRA_WORDS: Final = 4
 _SPACE_BEFORE_MARK = re.compile(r"\s+([,.;:!?])")
+
+
+def false_plan(n: int, seed: int) -> list[bool]:
+    """Which of a quiz's `n` true/false statements are false: half of them (the odd one out
+    by the seed), in a seeded order. A coin per statement made a 5-statement quiz all true or
+    all false one time in sixteen, and a quiz that is all one answer is a known cue."""
+    rng = random.Random(seed)
+    false = n // 2 + (n % 2 == 1 and rng.random() < 0.5)
+    plan = [True] * false + [False] * (n - false)
+    rng.shuffle(plan)
+    return plan
 
 
 def shown_statement(text: str) -> str:
