@@ -1,7 +1,7 @@
 """Does the offline judgement track people? Cross-validated, grouped by passage.
 
     .venv/bin/python bench/judgement.py [--qgeval-passages 200] [--variant-groups 150]
-        [--greedy 225] [--cache-dir DIR] [--threads 1] [--ship]
+        [--greedy 225] [--cache-dir DIR] [--threads 1] [--export-items]
 
 Data: QGEval's first N passages in an interleaved order (SQuAD and HotpotQA alternately, every
 second passage of each; all 15 questions of a passage), and the NACo-style variant groups
@@ -20,8 +20,10 @@ Reports (docs/evaluation/judgement.md + .json):
    which the valid question scores higher, and the mean per role;
 3. flags: precision and recall of each flag the data can check, at its threshold.
 
-`--ship` then fits the chosen estimator on all of it and writes the shipped model
-(resources/overall_model.joblib + .json, with the cross-validated figures in its sidecar).
+`--export-items` writes every item's signals and decision to
+packaging/estimators/overall_light.jsonl, from which
+`python -m quizsmith.evaluation.train_estimator --config packaging/estimators/overall_light.toml`
+fits the shipped light model (resources/overall_model.joblib); this script no longer writes it.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ SHARED = Path(
     or Path(__file__).resolve().parents[2] / "shared" / "data"
 )
 RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parents[1]
+#: The light model's training items, beside the config that fits it.
+ITEMS_FILE = ROOT / "packaging" / "estimators" / "overall_light.jsonl"
 VALID = ("refq", "annoq", "annoq_clue_refq")
 FLAWED = ("non_q", "shuffled_q", "random_q", "wrong_key_q")
 
@@ -284,7 +289,11 @@ def main() -> None:
     )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cache-dir", default=None)
-    parser.add_argument("--ship", action="store_true", help="write the shipped overall model")
+    parser.add_argument(
+        "--export-items",
+        action="store_true",
+        help="write the items the shipped light model is fitted on (packaging/estimators/)",
+    )
     parser.add_argument(
         "--shard",
         type=shard_arg,
@@ -419,21 +428,13 @@ def main() -> None:
         rows.append(flag_row(f"low-overall (< {t})", oof[q] < t, reject[q], "QGEval reject"))
         rows.append(flag_row(f"low-overall (< {t})", oof[~q] < t, reject[~q], "variants: flawed"))
     data["flags"] = rows
-    if args.ship:
-        from quizsmith.evaluation.overall import fit_overall, shipped_model_path
+    if args.export_items:
+        from quizsmith.evaluation.train_estimator import overall_rows, write_jsonl
 
-        model = fit_overall(
-            records,
-            scores,
-            kind=best,
-            description=(
-                f"QGEval, first {args.qgeval_passages} passages interleaved "
-                f"({data['qgeval_items']} questions) + naco-variants, {args.variant_groups} "
-                f"SQuAD passages ({data['variant_items']} questions); bench/judgement.py"
-            ),
-        )
-        saved, _ = model.save(shipped_model_path())
-        data["shipped"] = {"path": str(saved), "cv": model.info["cv"]}
+        # The shipped light model's training items (packaging/estimators/overall_light.toml
+        # fits it from them): all of them, in this order (the folds depend on it).
+        write_jsonl(ITEMS_FILE, overall_rows(records, scores))
+        data["exported"] = {"path": str(ITEMS_FILE.relative_to(ROOT)), "items": len(records)}
     write_results("judgement", data, markdown(data))
     print(markdown(data))
 

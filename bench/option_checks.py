@@ -36,7 +36,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 from common import git_revision, machine, write_results
-from item_types import cela_blanks, grouped_interval
+from item_types import cela_blanks
+from quizsmith.evaluation.item_type_calibration import grouped_interval
 
 WARNING_BAR = 0.6
 #: The fewest flagged blanks a part needs to be raised at all (as a hint).

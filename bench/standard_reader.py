@@ -21,9 +21,10 @@ questions:
 `--relikelihood` re-reads the two likelihoods of results an earlier reader version wrote,
 keeping their answers (sharded by passage; `--report` refuses a file that still holds any).
 `--variants` fills the NACo-variant groups bench/judgement.py uses (`--variant-groups`);
-`--report --ship` also fits the standard profile's overall model on light + reader signals
-and writes resources/overall_model_standard.joblib; `--light-references` gives the shipped
-light model the typical values its explanations compare with.
+`--export-items` writes the standard profile's training items (light signals, decision,
+reading key) and their readings to packaging/estimators/, from which
+`python -m quizsmith.evaluation.train_estimator --config packaging/estimators/overall_standard.toml`
+fits resources/overall_model_standard.joblib (this script no longer writes it).
 
 Per-item results (with the seconds each took) go to bench/results/standard-reader.jsonl,
 which a re-run extends. `--report` correlates each signal with the raters' answer
@@ -71,6 +72,10 @@ MODEL = "qwen2.5-coder-1.5b-instruct"
 #: --relikelihood still records it, so its correlation stays on file.
 NEUTRAL_QUESTION = "What is mentioned in the text?"
 RESULTS = Path(__file__).resolve().parent / "results" / "standard-reader.jsonl"
+ESTIMATORS = Path(__file__).resolve().parents[1] / "packaging" / "estimators"
+#: The standard model's training items and their readings, beside the config that fits it.
+ITEMS_FILE = ESTIMATORS / "overall_standard.jsonl"
+READINGS_FILE = ESTIMATORS / "overall_standard_readings.jsonl"
 # The correlation table keeps the dropped gain signal beside the ones the app reads.
 SIGNALS = (*READER_SIGNALS, "reader_key_gain")
 
@@ -302,13 +307,6 @@ def report(args: argparse.Namespace) -> None:
         f"{flag['recall']:.2f}.",
         "",
     ]
-    if args.ship:
-        data["shipped"] = ship(args, fitted)
-        md += [
-            f"Shipped: `{data['shipped']['path']}` (the blend on light + reader signals, fitted "
-            "on all of the items above); its sidecar keeps these figures.",
-            "",
-        ]
     write_results("standard_reader", data, "\n".join(md))
     print("\n".join(md))
 
@@ -355,10 +353,11 @@ def qgeval_estimate(
     return keys, groups, full, np.array([float(y) for *_, y in qgeval])
 
 
-def training_sets(args: argparse.Namespace) -> dict[str, Any]:
+def training_sets(args: argparse.Namespace, light_only: bool = False) -> dict[str, Any]:
     """The light signals (the `signals` metric on the light models, through the evaluation
     cache) of the items the reader has read, with the reader signals put beside them as the
-    standard profile's signals metric reports them; QGEval and the variant groups."""
+    standard profile's signals metric reports them (`light_only`: not yet, and no feature
+    sets); QGEval and the variant groups. "readings": each item's key in RESULTS."""
     from judgement import score
     from quizsmith.evaluation.overall import training_data
     from quizsmith.quality.features import feature_names
@@ -374,12 +373,16 @@ def training_sets(args: argparse.Namespace) -> dict[str, Any]:
         pairs += [(r, s, r.record_id) for r, s in zip(nv.records, nv.results, strict=True)]
     pairs = [(r, s, key) for r, s, key in pairs if key in known and "signals" in s]
     records = [r for r, _, _ in pairs]
+    readings = [key for _, _, key in pairs]
+    if light_only:
+        return {"records": records, "scores": [s for _, s, _ in pairs], "readings": readings}
     scores = [{"signals": with_reader(s["signals"], known[key])} for _, s, key in pairs]
     reader_cols = tuple(f"sig.{name}" for name in READER_SIGNALS)
     light_cols = tuple(f for f in feature_names() if f not in reader_cols)
     return {
         "records": records,
         "scores": scores,
+        "readings": readings,
         "light signals": training_data(records, scores, features=light_cols),
         "reader signals": training_data(records, scores, features=reader_cols),
         "light + reader signals": training_data(records, scores, features=feature_names()),
@@ -449,51 +452,21 @@ def fit(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def ship(args: argparse.Namespace, fitted: dict[str, Any]) -> dict[str, Any]:
-    """Fit the standard profile's overall model (the blend, light + reader signals) on every
-    item and write it where the standard profile finds it (quality/overall_model.py)."""
-    from quizsmith.evaluation.overall import fit_overall
-    from quizsmith.quality.features import feature_names
-    from quizsmith.quality.overall_model import shipped_model_path
+def export_items(args: argparse.Namespace) -> dict[str, Any]:
+    """The standard model's training items (packaging/estimators/overall_standard.toml fits
+    it from them): each item's light signals and decision, with its key in this file's
+    readings, which overall_standard_readings.jsonl holds compacted (current reader only)."""
+    from quizsmith.evaluation.train_estimator import overall_rows, write_jsonl
+    from quizsmith.quality.reader import READER_SIGNALS
 
-    sets = training_sets(args)
-    model = fit_overall(
-        sets["records"],
-        sets["scores"],
-        kind="blend",
-        features=feature_names(),
-        description=(
-            f"QGEval, first {args.passages} passages interleaved "
-            f"({fitted['qgeval_items']} questions) + naco-variants, {args.variant_groups} "
-            f"SQuAD passages ({fitted['variant_items']} questions); light signals from the "
-            f"light models, reader signals from {MODEL}; bench/standard_reader.py"
-        ),
+    sets = training_sets(args, light_only=True)
+    write_jsonl(ITEMS_FILE, overall_rows(sets["records"], sets["scores"], sets["readings"]))
+    known = known_results()
+    write_jsonl(
+        READINGS_FILE,
+        ({"key": key, **{n: known[key][n] for n in READER_SIGNALS}} for key in sets["readings"]),
     )
-    model.info["profile"] = "standard"
-    model.info["reader_model"] = MODEL
-    saved, _ = model.save(shipped_model_path("standard"))
-    return {"path": str(saved.relative_to(Path(__file__).resolve().parents[1])),
-            "cv": model.info["cv"]}  # fmt: skip
-
-
-def light_references(args: argparse.Namespace) -> dict[str, Any]:
-    """Give the shipped light model the typical values its explanations compare with
-    (quality/explain.py): the medians of its features over these items' light signals. It
-    was fitted before fit_overall kept them; its estimator is not touched."""
-    from quizsmith.quality.explain import reference_values
-    from quizsmith.quality.features import overall_features
-    from quizsmith.quality.overall_model import OverallModel, shipped_model_path
-
-    sets = training_sets(args)
-    model = OverallModel.load(shipped_model_path("light"))
-    rows = [overall_features(s) for s in sets["scores"]]
-    model.info["reference_values"] = reference_values(rows, model.used)
-    model.info["reference_values_from"] = (
-        f"the light signals of {len(rows)} items: QGEval's first {args.passages} passages "
-        f"interleaved + {args.variant_groups} NACo-variant groups (bench/standard_reader.py)"
-    )
-    saved, _ = model.save(shipped_model_path("light"))
-    return {"path": str(saved), "reference_values": model.info["reference_values"]}
+    return {"items": str(ITEMS_FILE), "readings": str(READINGS_FILE), "n": len(sets["records"])}
 
 
 def main() -> None:
@@ -507,12 +480,9 @@ def main() -> None:
     parser.add_argument("--cache-dir", default=None, help="the evaluation cache (light signals)")
     parser.add_argument("--variant-groups", type=int, default=20)
     parser.add_argument(
-        "--ship", action="store_true", help="with --report: write the standard overall model"
-    )
-    parser.add_argument(
-        "--light-references",
+        "--export-items",
         action="store_true",
-        help="give the shipped light model its typical values (for its explanations)",
+        help="write the items and readings the shipped standard model is fitted on",
     )
     parser.add_argument(
         "--variants", action="store_true", help="fill the variant groups instead of QGEval"
@@ -525,8 +495,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.relikelihood:
         relikelihood(args)
-    elif args.light_references:
-        print(json.dumps(light_references(args), indent=2))
+    elif args.export_items:
+        print(json.dumps(export_items(args), indent=2))
     elif args.report:
         report(args)
     else:
