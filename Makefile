@@ -51,16 +51,22 @@ lint: install
 	$(BIN)/mypy
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q tests/test_architecture.py
 
+# Every script in bench/ runs here; each writes bench/results/NAME.json and its section of
+# docs/benchmarks.md. teacher_decisions reports on its stored rows (the fill takes hours:
+# `bench/teacher_decisions.py --fill`).
 bench: install
 	$(BIN)/python bench/providers.py
-	$(BIN)/python bench/scaling.py
 	$(BIN)/python bench/bank.py
 	$(BIN)/python bench/metrics.py
+	$(BIN)/python bench/metrics.py --items 10 --metrics "" --name metrics-live
+	$(BIN)/python bench/metrics.py --items 10 --profile standard --metrics "" --name metrics-live-standard
+	$(BIN)/python bench/metrics.py --live-chips --items 5 --profile standard
 	$(BIN)/python bench/option_scoring.py
 	$(BIN)/python bench/generation.py
 	$(BIN)/python bench/gui.py
 	$(BIN)/python bench/model_host.py
-	$(BIN)/python bench/report.py
+	$(BIN)/python bench/option_checks.py
+	$(BIN)/python bench/teacher_decisions.py --report
 
 clean:
 	rm -rf $(VENV) quizsmith-demo .pytest_cache .mypy_cache .ruff_cache

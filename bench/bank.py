@@ -1,10 +1,11 @@
 """Item bank benchmark: a generated bank of 100,000 items (not a test; run it on purpose).
 
-    .venv/bin/python bench/bank.py [--items 100000] [--seed 7] [--out bench/results/bank.md]
+    .venv/bin/python bench/bank.py [--items 100000] [--seed 7]
 
 Measures insert throughput, full-text search latency (p50/p95 over ~200 typed queries),
 a filtered listing of 200 rows (status + subject, sorted by a score), JSONL export time and
-the file size, prints a table and writes it, with the raw numbers as JSON, to `--out`.
+the file size, prints a table and writes the raw numbers to bench/results/bank.json (the table
+to docs/benchmarks.md).
 Targets (the item bank issue): search p95 < 50 ms, listing p95 < 100 ms.
 
 The data is synthetic but shaped like a real bank: passages of 60-140 words shared by ten
@@ -18,7 +19,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import json
 import os
 import platform
 import random
@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import write_results
 from quizsmith.bank import ItemBank
 from quizsmith.domain import Flag, Item, Passage, ScoreResult
 
@@ -334,25 +336,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "bank.md")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="quizsmith-bench-") as tmp:
         results = run(args.items, args.seed, Path(tmp))
     report = table(results)
     print(report)
     command = "python bench/bank.py" + " ".join(f" {a}" for a in (argv or sys.argv[1:]))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
+    write_results(
+        "bank",
+        {"command": command, "items": args.items, "seed": args.seed, "results": results},
         "# Item bank benchmark\n\n"
         f"Command: `{command}`\n\n{machine()}\n\n"
         f"Generated bank: {args.items:,} items (seed {args.seed}), 10 items per passage, "
         "4 options each, 0-2 tags, NACo scores on 85% and KDA on 60% of items, flags on 20%. "
         "Search and listing times are for `ItemBank.search(...)` returning complete `Item` "
         "objects (options, tags, flags, latest scores), as the GUI list would get them.\n\n"
-        f"{report}\n\n```json\n{json.dumps(results, indent=2)}\n```\n",
-        encoding="utf-8",
+        f"{report}\n",
     )
-    print(f"\nwritten to {args.out}")
     return 0
 
 

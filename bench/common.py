@@ -1,4 +1,12 @@
-"""Helpers shared by the benchmarks: machine description and result files."""
+"""Helpers shared by the benchmarks: machine description, result files and their sections of
+docs/benchmarks.md.
+
+A benchmark's latest results are one file, bench/results/<benchmark>.json, overwritten a
+section at a time (a benchmark with modes, such as bench/metrics.py's live set, keeps one
+section per mode): {section: data}. Each section's table replaces its own part of
+docs/benchmarks.md (between `<!-- bench:SECTION -->` markers), so the page always shows what
+was last measured, and git history keeps what came before.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).parent / "results"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
+#: Where sections no marker holds yet go: after the last section, before the history.
+_END = "<!-- /bench sections -->"
 
 
 def machine() -> dict[str, Any]:
@@ -54,10 +65,36 @@ def git_revision() -> str:
         return "unknown"
 
 
-def write_results(name: str, data: dict[str, Any], markdown: str) -> None:
+def write_results(
+    name: str, data: dict[str, Any], markdown: str, section: str | None = None
+) -> None:
+    """`data` as `section` (default: the benchmark's own name) of bench/results/NAME.json, and
+    `markdown` as that section of docs/benchmarks.md."""
+    section = section or name
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
-    (RESULTS / f"{name}.md").write_text(markdown)
+    path = RESULTS / f"{name}.json"
+    sections = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    sections[section] = data
+    path.write_text(json.dumps(sections, indent=2) + "\n", encoding="utf-8")
+    write_doc_section(section, markdown)
+
+
+def write_doc_section(section: str, markdown: str, doc: Path = DOC) -> None:
+    """Replace `section`'s part of `doc` with `markdown`, its heading at level 2."""
+    lines = markdown.strip().splitlines()
+    if lines and lines[0].startswith("#"):
+        lines[0] = "## " + lines[0].lstrip("#").strip()  # one heading level for all
+    start, end = f"<!-- bench:{section} -->", f"<!-- /bench:{section} -->"
+    block = "\n".join([start, *lines, end])
+    text = doc.read_text(encoding="utf-8")
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        text = before + block + rest.split(end, 1)[1]
+    elif _END in text:
+        text = text.replace(_END, block + "\n\n" + _END, 1)
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    doc.write_text(text, encoding="utf-8")
 
 
 def per_item_results(path: Path, key: str) -> dict[str, dict[str, Any]]:

@@ -1,8 +1,8 @@
 """Benchmark: generation on the standard and the light profile, side by side (issues 26, 44).
 
-The passages are those of bench/passages (24 original passages in six subjects, a third of
-them pasted from web pages with their citation marks; README.md there lists them), in name
-order, the same for both profiles. On each, a 5-item multiple-choice quiz as the app makes it
+The passages are those of bench/passages.toml (24 original passages in six subjects, a third
+of them pasted from web pages with their citation marks; the file says more), in name order,
+the same for both profiles. On each, a 5-item multiple-choice quiz as the app makes it
 (overgenerate-and-rank: 3 candidates per target ranked by the overall estimate, which is the
 live set). Each profile runs in a child process of its own, so that its peak memory (the
 child's maximum resident set) is its own, and starts cold: the seconds to the first item of
@@ -21,37 +21,63 @@ apart.
     .venv/bin/python bench/generation.py [--profiles standard,light] [--n 5] [--threads 2]
         [--passages N] [--only NAME,NAME]
 
-Results in bench/results/generation.{json,md}, and every item of each profile as generated
-(with where its question came from: the model or the rule), in
-bench/results/generation-items.md, for the readings in docs/generation.md.
+Results in bench/results/generation.json, every item of each profile as generated (with where
+its question came from: the model or the rule) among them.
+
+The share of items usable as written, with its interval over passages: the readings in
+docs/generation.md (one numbered line per item, under a "#### Readings: <profile> profile"
+heading: "N. (passage, ...) ... Reading: **usable**." / "Reading: needs a fix: why." /
+"Reading: bad: why.") counted per profile, each verdict's share with a 95% interval from
+resampling whole passages (10,000 resamples, seed 0): the items of one passage are not
+independent, so the passage is the unit.
+
+    .venv/bin/python bench/generation.py --readings [docs/generation.md]
+
+To write the readings of a new run: `--item-lines PROFILE [VERDICTS]` prints one line per item
+of that profile in bench/results/generation.json, in the form above, with the verdicts of the
+file VERDICTS (one line per item: "N|usable|", "N|fix|why" or "N|bad|why"; N counts the
+profile's items in order; bench/results/generation-readings.txt holds the latest run's), to
+paste under the profile's heading.
+
+Why this module is long: the run, the readings' count and the lines the readings are written
+on all read the same results file and item fields; apart, each would repeat them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
+import re
 import resource
 import subprocess
 import sys
 import time
-from collections import Counter
+import tomllib
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from common import RESULTS, git_revision, machine, median, write_results
 
 ROOT = Path(__file__).resolve().parent
-PASSAGES = ROOT / "passages"
+PASSAGES = ROOT / "passages.toml"
 NEAR_DUPLICATE = 0.9
+READINGS_DOC = ROOT.parent / "docs" / "generation.md"
+VERDICTS = ("usable", "needs a fix", "bad")
+_HEADING = re.compile(r"^#### Readings: (\w+) profile")
+_ITEM = re.compile(r"^\d+\. \(([\w-]+)[,)].*Reading: \**(usable|needs a fix|bad)\b")
+RESAMPLES = 10_000
 
 
 def passages(only: str = "") -> list[tuple[str, str]]:
     """(name, text) of every bench passage (or of those named in `only`), by name."""
     wanted = {n.strip() for n in only.split(",") if n.strip()}
+    listed = tomllib.loads(PASSAGES.read_text(encoding="utf-8"))["passage"]
     found = [
-        (path.stem, path.read_text(encoding="utf-8"))
-        for path in sorted(PASSAGES.glob("*.txt"))
-        if not wanted or path.stem in wanted
+        (p["name"], p["text"])
+        for p in sorted(listed, key=lambda p: p["name"])
+        if not wanted or p["name"] in wanted
     ]
     if wanted - {name for name, _ in found}:
         raise SystemExit(f"no such bench passage: {sorted(wanted - {n for n, _ in found})}")
@@ -216,26 +242,84 @@ def summary(profile: str, data: dict[str, Any], n: int) -> str:
     )
 
 
-def items_doc(results: dict[str, dict[str, Any]]) -> str:
-    """Every item, per profile, as generated (for the readings in docs/generation.md)."""
-    out = []
-    for profile, data in results.items():
-        out += [f"### {profile} profile ({data['generator']})", ""]
-        count = 0
-        for run in data["runs"]:
-            for item in run["shown"]:
-                count += 1
-                source = "rule" if str(item.get("stem_method", "")).startswith("rule") else "model"
-                wrong = "; ".join(item["distractors"]) or "none"
-                flags = ", ".join(item["flags"]) or "none"
-                estimate = "not scored" if item["overall"] is None else f"{item['overall']:.0%}"
-                out.append(
-                    f"{count}. ({run['passage']}) **{item['stem']}** Key: *{item['key']}*; "
-                    f"distractors: {wrong}. Overall {estimate}; flags: {flags}; question by "
-                    f"the {source}."
-                )
-        out.append("")
-    return "\n".join(out)
+def readings(text: str) -> dict[str, dict[str, list[str]]]:
+    """profile -> passage -> the verdict of each of its items."""
+    found: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    profile = None
+    for line in text.splitlines():
+        if heading := _HEADING.match(line):
+            profile = heading.group(1)
+        elif line.startswith("#"):
+            profile = None
+        elif profile and (item := _ITEM.match(line)):
+            found[profile][item.group(1)].append(item.group(2))
+    return found
+
+
+def share_interval(by_passage: dict[str, list[str]], verdict: str) -> tuple[float, float, float]:
+    """The share of items with `verdict` and its 95% interval over passages."""
+    groups = list(by_passage.values())
+
+    def share(sample: list[list[str]]) -> float:
+        items = [v for group in sample for v in group]
+        return sum(v == verdict for v in items) / max(len(items), 1)
+
+    rng = random.Random(0)
+    shares = sorted(share(rng.choices(groups, k=len(groups))) for _ in range(RESAMPLES))
+    return share(groups), shares[int(0.025 * RESAMPLES)], shares[int(0.975 * RESAMPLES) - 1]
+
+
+def item_lines(
+    results: dict[str, Any], profile: str, verdicts: dict[int, tuple[str, str]]
+) -> list[str]:
+    """One docs line per item of `profile` in a run's results (`results` of its data)."""
+    lines = []
+    items = [(run, item) for run in results[profile]["runs"] for item in run["shown"]]
+    for n, (run, item) in enumerate(items, 1):
+        method = str(item.get("stem_method", ""))
+        source = (
+            "rule"
+            if method.startswith("rule")
+            else "model, with its answer"
+            if "together" in method
+            else "model"
+        )
+        wrong = "; ".join(item["distractors"]) or "none"
+        estimate = "not scored" if item["overall"] is None else f"{item['overall']:.0%}"
+        line = (
+            f"{n}. ({run['passage']}, {source}) {item['stem']} Key: *{item['key']}*; wrong: "
+            f"{wrong}. Overall {estimate}, flags {', '.join(item['flags']) or 'none'}."
+        )
+        if n in verdicts:
+            verdict, why = verdicts[n]
+            line += " Reading: " + ("**usable**." if verdict == "usable" else f"{verdict}: {why}")
+        lines.append(line)
+    return lines
+
+
+def print_readings(doc: Path) -> None:
+    print("| profile | passages | items | usable as written | needs a fix | bad |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for profile, by_passage in readings(doc.read_text(encoding="utf-8")).items():
+        items = sum(len(v) for v in by_passage.values())
+        cells = []
+        for verdict in VERDICTS:
+            count = sum(v == verdict for group in by_passage.values() for v in group)
+            share, low, high = share_interval(by_passage, verdict)
+            cells.append(f"{count} ({share:.0%}, {low:.0%}-{high:.0%})")
+        print(f"| {profile} | {len(by_passage)} | {items} | " + " | ".join(cells) + " |")
+
+
+def print_item_lines(profile: str, verdicts_file: str | None) -> None:
+    results = json.loads((RESULTS / "generation.json").read_text(encoding="utf-8"))
+    verdicts = {}
+    rows = Path(verdicts_file).read_text(encoding="utf-8").splitlines() if verdicts_file else []
+    for row in rows:
+        if "|" in row:  # a line without one names the profile the verdicts are of
+            n, verdict, why = [*row.split("|", 2), ""][:3]
+            verdict = "needs a fix" if verdict.strip() == "fix" else verdict.strip()
+            verdicts[int(n)] = (verdict, why.strip())
+    print("\n".join(item_lines(results["generation"]["results"], profile, verdicts)))
 
 
 def main() -> None:
@@ -244,10 +328,29 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     parser.add_argument("--passages", type=int, default=100, help="only the first N passages")
-    parser.add_argument("--only", default="", help="only these passages (names, no .txt)")
+    parser.add_argument("--only", default="", help="only these passages (their names)")
+    parser.add_argument(
+        "--readings",
+        nargs="?",
+        const=str(READINGS_DOC),
+        metavar="DOC",
+        help="count the readings in DOC (docs/generation.md) instead of running",
+    )
+    parser.add_argument(
+        "--item-lines",
+        nargs="+",
+        metavar=("PROFILE", "VERDICTS"),
+        help="print the last run's items of PROFILE as reading lines, with VERDICTS' verdicts",
+    )
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.readings:
+        print_readings(Path(args.readings))
+        return
+    if args.item_lines:
+        print_item_lines(args.item_lines[0], (args.item_lines[1:] or [None])[0])
+        return
     if args.child:
         child(args.child, args.n, args.threads, Path(args.out), args.passages, args.only)
         return
@@ -280,7 +383,7 @@ def main() -> None:
         "",
         f"Command: `.venv/bin/python bench/generation.py --profiles {args.profiles} --n {args.n} "
         f"--threads {args.threads}` at revision {git_revision()}, {info['date']}; {info['cpu']}, "
-        f"{info['logical_cpus']} logical CPUs. {len(words)} passages of bench/passages "
+        f"{info['logical_cpus']} logical CPUs. {len(words)} passages of bench/passages.toml "
         f"({min(words)}-{max(words)} words, median {median(words):.0f}), one "
         f"{args.n}-item multiple-choice quiz each, ranked (3 candidates per target), each "
         "profile in a process of its own, started cold.",
@@ -303,7 +406,6 @@ def main() -> None:
     text = "\n".join(md)
     data = {"machine": info, "revision": git_revision(), "n": args.n, "results": results}
     write_results("generation", data, text)
-    (RESULTS / "generation-items.md").write_text(items_doc(results), encoding="utf-8")
     print(text)
 
 

@@ -32,7 +32,7 @@
                                   [--close-runs 3] [--close-after 3] [--only close|latency]
                                   [--cold]
 
-Results in bench/results/gui.*.
+Results in bench/results/gui.json (sections gui, gui-latency and gui-close).
 """
 
 from __future__ import annotations
@@ -519,9 +519,10 @@ def write_latency_results(latency: dict[str, Any], args: argparse.Namespace) -> 
         ]
     )
     write_results(
-        "gui-latency",
+        "gui",
         {"machine": info, "command": command, "revision": git_revision(), "latency": latency},
         text,
+        section="gui-latency",
     )
     print(text)
 
@@ -577,7 +578,7 @@ def write_close_results(closes: list[dict[str, Any]], args: argparse.Namespace) 
             *close_table(closes),
         ]
     )
-    write_results("gui-close", data, text)
+    write_results("gui", data, text, section="gui-close")
     print(text)
 
 

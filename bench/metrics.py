@@ -27,12 +27,14 @@ editor's live set (its passage read, as the editor's read-ahead does), then its 
 edited and the live set runs as the editor runs it (`score_items` with parts, the order of
 `live_order`), and the seconds from the start to the first chip (the quick estimate on the
 standard profile) and to each metric's result are recorded; medians in
-bench/results/live-chips[-<profile>].{json,md}. The target is on the standard profile:
+section live-chips[-<profile>] of
+bench/results/metrics.json. The target is on the standard profile:
 
     .venv/bin/python bench/metrics.py --live-chips --profile standard --items 10
 
 Wall-clock medians per item; the first item of each metric is a warm-up (model loading) and
-is not counted. Results in bench/results/metrics.{json,md}.
+is not counted. Results in bench/results/metrics.json, one section per --name (metrics,
+metrics-live, live-chips-standard ...).
 """
 
 from __future__ import annotations
@@ -272,7 +274,7 @@ def run_live_chips(args: argparse.Namespace, settings: Settings) -> None:
         "seconds": times,
     }
     text = live_chips_markdown(times, settings, command, args.items)
-    write_results(name, data, text)
+    write_results("metrics", data, text, section=name)
     print(text)
 
 
@@ -303,7 +305,7 @@ def main() -> None:
         "--metrics", default=",".join(METRICS), help="metrics timed one by one (comma list)"
     )
     parser.add_argument(
-        "--name", default="metrics", help="results file name in bench/results (default metrics)"
+        "--name", default="metrics", help="section of bench/results/metrics.json (default metrics)"
     )
     parser.add_argument(
         "--live-chips",
@@ -459,7 +461,7 @@ def main() -> None:
         "",
     ]
     text = "\n".join(md)
-    write_results(args.name, data, text)
+    write_results("metrics", data, text, section=args.name)
     print(text)
 
 

@@ -1,6 +1,7 @@
-"""Benchmark: provider overhead and the KV-cache reuse of option_logprobs.
+"""Benchmark: provider overhead, the KV-cache reuse of option_logprobs, and batch chat
+throughput through the `openai` provider's bounded pool.
 
-    .venv/bin/python bench/providers.py [--runs 5]
+    .venv/bin/python bench/providers.py [--runs 5] [--requests 8] [--part speed|scaling]
 
 1. Prompt evaluation and generation speed (tokens/s) of each bundled GGUF model through
    `LlamaCppProvider.complete` versus llama-cpp-python's `Llama.create_completion` called
@@ -10,21 +11,33 @@
    prefix evaluated again for every option ("scratch") and versus one batch per option
    ("single-pass").
 
-Medians over --runs runs; results in bench/results/providers.{json,md}.
+3. Batch chat throughput (`--part scaling`): llama-cpp-python's OpenAI-compatible server on
+   127.0.0.1 with the bundled SmolLM2 model is sent the same batch of --requests chat requests
+   with max_concurrency 1, 2 and 4, next to the local provider doing the same work
+   in-process (`--base-url` measures another server instead).
+
+Medians over --runs runs; results in bench/results/providers.json (sections "providers" and
+"scaling").
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # support.llama_server
 from common import git_revision, machine, median, write_results
-from quizsmith.providers import catalog
+from quizsmith.providers import Message, catalog, provider_for
 from quizsmith.providers.llamacpp import LlamaCppProvider, physical_cores
+from quizsmith.providers.openai_compat import OpenAIProvider
+from quizsmith.settings import Endpoint, Settings
+from support.llama_server import llama_server
 
 MODELS = ["smollm2-135m-instruct", "gemma3-270m"]
 N_CTX = 4096
@@ -34,6 +47,7 @@ PASSAGE = (
     "controls its annual flood and produces hydroelectric power for Egypt. "
 )
 OPTIONS = [" the Mediterranean Sea", " the Red Sea", " the Atlantic Ocean", " Lake Victoria"]
+TOPICS = ["rivers", "volcanoes", "photosynthesis", "fractions", "the Roman Empire", "magnets"]
 
 
 def passage_prompt(run: int, count_tokens: Any, n_tokens: int) -> str:
@@ -128,18 +142,16 @@ def bench_logprobs(model_id: str, runs: int) -> dict[str, Any]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+def speed(args: argparse.Namespace) -> None:
     data: dict[str, Any] = {"machine": machine(), "revision": git_revision(), "runs": args.runs}
     data["speed"] = {m: bench_speed(m, args.runs) for m in MODELS}
     data["option_logprobs"] = {m: bench_logprobs(m, args.runs) for m in MODELS}
 
     md = [
-        "### Providers (`bench/providers.py`)",
+        "### Providers (`bench/providers.py --part speed`)",
         "",
-        f"Command: `.venv/bin/python bench/providers.py --runs {args.runs}` at revision "
+        f"Command: `.venv/bin/python bench/providers.py --part speed --runs {args.runs}` at "
+        f"revision "
         f"{data['revision']}, {data['machine']['date']}. Machine: {data['machine']['cpu']}, "
         f"{data['machine']['logical_cpus']} logical CPUs, {data['machine']['memory_gib']} GiB, "
         f"Python {data['machine']['python']}. Medians of {args.runs} runs.",
@@ -177,6 +189,103 @@ def main() -> None:
     text = "\n".join(md)
     write_results("providers", data, text)
     print(text)
+
+
+def requests(n: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "messages": [
+                Message("user", f"Write one quiz question about {TOPICS[i % len(TOPICS)]}.")
+            ],
+            "max_tokens": 48,
+            "temperature": 0.0,
+            "seed": i,
+        }
+        for i in range(n)
+    ]
+
+
+def scaling(args: argparse.Namespace) -> None:
+    batch = requests(args.requests)
+    rows: list[dict[str, Any]] = []
+
+    local = provider_for("smollm2-135m-instruct", Settings())
+    local.chat(**batch[0])  # load and warm up
+    started = time.perf_counter()
+    results = [local.chat(**r) for r in batch]
+    secs = time.perf_counter() - started
+    tokens = sum(r.completion_tokens for r in results)
+    rows.append(
+        {"path": "local provider (in-process)", "concurrency": 1, "seconds": secs, "tokens": tokens}
+    )
+
+    model = catalog.locate(catalog.find("smollm2-135m-instruct", catalog.load_catalog()))
+    server = (
+        contextlib.nullcontext(args.base_url) if args.base_url else llama_server(model, n_ctx=2048)
+    )
+    with server as base_url:
+        for concurrency in (int(c) for c in args.concurrency.split(",")):
+            endpoint = Endpoint(
+                name="bench",
+                base_url=base_url,
+                model=args.model,
+                max_concurrency=concurrency,
+                key_name="bench" if os.environ.get("QUIZSMITH_API_KEY_BENCH") else "",
+            )
+            provider = OpenAIProvider(endpoint)
+            provider.chat(**batch[0])  # warm up
+            started = time.perf_counter()
+            results = provider.chat_many(batch)
+            secs = time.perf_counter() - started
+            tokens = sum(r.completion_tokens for r in results)
+            target = args.base_url or "llama_cpp.server"
+            rows.append(
+                {"path": f"openai provider -> {target}", "concurrency": concurrency,
+                 "seconds": secs, "tokens": tokens}
+            )  # fmt: skip
+            provider.close()
+
+    data = {
+        "machine": machine(),
+        "revision": git_revision(),
+        "requests": args.requests,
+        "rows": rows,
+    }
+    md = [
+        "### Batch chat throughput (`bench/providers.py --part scaling`)",
+        "",
+        f"Command: `.venv/bin/python bench/providers.py --part scaling --requests {args.requests}` "
+        f"at revision "
+        f"{data['revision']}, {data['machine']['date']}; {data['machine']['cpu']}, "
+        f"{data['machine']['logical_cpus']} logical CPUs. {args.requests} chat requests of up to "
+        "48 new tokens, SmolLM2-135M-Instruct; one run.",
+        "",
+        "| path | max_concurrency | seconds | requests/s | generated tok/s |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        md.append(
+            f"| {r['path']} | {r['concurrency']} | {r['seconds']:.2f} | "
+            f"{args.requests / r['seconds']:.2f} | {r['tokens'] / r['seconds']:.1f} |"
+        )
+    text = "\n".join(md) + "\n"
+    write_results("providers", data, text, section="scaling")
+    print(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("speed", "scaling"), help="only this part")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--requests", type=int, default=8, help="scaling: chat requests")
+    parser.add_argument("--base-url", help="scaling: measure this server instead of a local one")
+    parser.add_argument("--model", default="smollm2", help="scaling: model name on --base-url")
+    parser.add_argument("--concurrency", default="1,2,4", help="scaling: comma-separated levels")
+    args = parser.parse_args()
+    if args.part in (None, "speed"):
+        speed(args)
+    if args.part in (None, "scaling"):
+        scaling(args)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -165,8 +166,9 @@ def test_the_textbook_sections_defined_terms_come_first() -> None:
     """bench/generation.py's textbook section: seven of its nine defined terms are among the
     ten targets the rules choose for a 5-item quiz and its spares (none before the terms were
     read; five while each earlier term cost as much as any repeated kind)."""
-    text = (Path(__file__).parents[2] / "bench" / "passages" / "textbook_rivers.txt").read_text(
-        encoding="utf-8"
+    passages = (Path(__file__).parents[2] / "bench" / "passages.toml").read_text(encoding="utf-8")
+    text = next(
+        p["text"] for p in tomllib.loads(passages)["passage"] if p["name"] == "textbook_rivers"
     )
     chosen = choose_targets(candidate_targets(text, split_sentences(text)), 10, passage_text=text)
     terms = {t.answer for t in chosen if t.kind == "term"}
@@ -434,7 +436,7 @@ def test_a_verb_in_s_before_a_word_of_direction_is_not_a_key_phrase() -> None:
 
 def test_a_name_in_a_list_of_its_sentence_waits_for_the_passages_other_facts() -> None:
     # "Michael Faraday and James Clerk Maxwell demonstrated ...": a question about Maxwell
-    # cannot single him out (bench/list_member_keys.py: QGEval accepted 0.23 of such
+    # cannot single him out (studies/README.md, list_member_keys: QGEval accepted 0.23 of such
     # questions against 0.69). The other sentences' targets go first; dates are exempt.
     text = (
         "Michael Faraday and James Clerk Maxwell demonstrated that electric and magnetic forces "

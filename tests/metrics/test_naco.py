@@ -66,7 +66,7 @@ def test_parses_the_a2_format() -> None:
         ("Step 1: x\nStep 1: x again\nStep 2: y\n<ans>Paris<ans>", "Paris", 2),  # repeats
         ("3. Answer: <ans> <ans>", "", 0),  # empty span: the model found no answer
         # Steps numbered as the prompt's parts, as the 1.5B model writes them on QGEval
-        # (bench/results/naco-standard-gpu.jsonl): they were all missed before.
+        # (the `naco_standard_gpu` study, studies/README.md): they were all missed before.
         (
             "1a: Yes.\n1b: Clear.\n2. Step 1: Analyze the question\nIt asks for a date.\n"
             "3. Step 2: Identify the answer\nThe passage gives it.\n"
