@@ -18,7 +18,7 @@ from quizsmith.providers.base import Provider, Transient
 #: name a kept one (`options_for`). Each check is a model call, so the rest go unchecked.
 KIND_SPARES = 2
 #: How far below the key's reading (or below an even Yes/No) a candidate may read and stay.
-#: On twelve cases written for it (bench/kind_margin.py, docs/generation.md; the 1.5B model):
+#: On twelve cases written for it (studies/README.md, kind_margin; the 1.5B model):
 #: margin 0.5 dropped 36 of 48 wrong-kind answers and none of 47 real ones, 1.0 dropped 33,
 #: 0 dropped 37 but also 2 real ones. An obscure real name reads near -0.5 (Warũhiũ Itote as
 #: a person): where it is lost, the passage's names and the model's others stand in, since
@@ -26,7 +26,7 @@ KIND_SPARES = 2
 KIND_MARGIN = 0.5
 #: The bar never falls below this, however much the model doubts the key: "Is Mau Mau a
 #: group?" reads -1.55, which let "The Demon" pass as a group (generation bench). On twelve
-#: more hand-written cases (bench/kind_margin.py) the key read below 0 in four (a regiment, a
+#: more hand-written cases (study kind_margin) the key read below 0 in four (a regiment, a
 #: dynasty, a script, a militia); there a floor of -1.0 dropped 15 of 16 wrong-kind answers
 #: against 6 without it, and 4 of 16 real ones against 2 (obscure real names the model doubts
 #: as much as the key). A wrong kind costs an item a fix; a real answer lost is replaced by
@@ -52,7 +52,7 @@ PLACE = "place"
 #: A key that reads this low as the kind its question asks for is not one, so the question
 #: asks for something else ("Where does the channel deepen in a V-shaped valley?", key
 #: abrasion: "Is abrasion a place?" -3.0; bench/generation.py at 402a529). On
-#: bench/kind_margin.py's 24 cases the 119 answers of the asked kind (keys and others, some
+#: the kind_margin study's 24 cases the 119 answers of the asked kind (keys and others, some
 #: obscure) read -2.25 at the lowest, and 26 of the 96 of another kind read below this.
 #: Answers of "Where ...?" questions read higher as places: chloroplasts +0.8, the
 #: mitochondria +0.4, the leaves -0.6, the upper course -0.1 (2026-11-27, 1.5B model).

@@ -32,7 +32,7 @@ TERM_REPEAT_COST = 0.02
 #: Taken off a name, phrase or term that is one member of a list in its own sentence ("a
 #: supergroup consisting of Bob Dylan, George Harrison, ... and Tom Petty"): a question
 #: about it cannot single it out, since the list's other members answer it too. On QGEval
-#: (bench/list_member_keys.py) such questions were accepted 0.23 [0.12, 0.35] of the time
+#: (studies/README.md, list_member_keys) such questions were accepted 0.23 [0.12, 0.35] of the time
 #: against 0.69 [0.65, 0.73] for the rest (105 questions of 7 passages against 2,895 of 193);
 #: on bench/generation.py two of the standard profile's three bad items were of this shape
 #: ("Which job explains ...?", key erosion of "erosion, transportation and deposition").

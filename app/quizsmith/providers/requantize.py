@@ -5,7 +5,7 @@ carries Q4_1. A catalog entry with a `copy` table is served from such a copy. Me
 SmolLM2 (docs/benchmarks.md, "SmolLM2 tensor type"): Q8_0 reads prompts 1.7x as fast and
 generates 0.8x as fast; on 150 QGEval questions and 150 NACo-style variants its naturalness
 verdicts agreed with the packaged file's on 97% and 92% and its question fluency at r 0.999;
-and the live set ran 8-18% faster (bench/tensor_type_live.py); but generation, which the same
+and the live set ran 8-18% faster (study tensor_type_live); but generation, which the same
 file serves, runs 0.8x as fast and writes other items, which no run has measured yet, so
 SmolLM2's entry has no `copy` for now (models/catalog.toml). Adopting it, or Q4_0 (faster at
 both, validity unmeasured), is that one line. The copy lives in Quizsmith's cache folder; the
