@@ -170,9 +170,9 @@ def window(qtbot: Any, bank: ItemBank, settings: Settings, sample: dict[str, int
 def no_reading_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
     """Opened items are not read ahead with the real live models (test_read_ahead.py turns
     it on): a background model job would make every other test's timing depend on load."""
-    from quizsmith.gui import item_editor
+    from quizsmith.gui import read_ahead
 
-    monkeypatch.setattr(item_editor, "READ_AHEAD_MS", None)
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_MS", None)
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer
 
 if TYPE_CHECKING:
-    from quizsmith.gui.item_editor import ItemEditor
+    from quizsmith.gui.live_scores import LiveScores
 
 TICK_MS = 1000
 
@@ -25,7 +25,7 @@ def elapsed_text(seconds: float) -> str:
 
 
 class ChipClock(QObject):
-    def __init__(self, editor: ItemEditor) -> None:
+    def __init__(self, editor: LiveScores) -> None:
         super().__init__(editor)
         self.editor = editor
         #: metric -> when the editor began waiting for it.

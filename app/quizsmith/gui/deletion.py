@@ -8,18 +8,55 @@ the accepted items among them and the quizzes they leave is what the teacher can
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtWidgets import QMessageBox
 
 from quizsmith.errors import QuizsmithError
 from quizsmith.gui.messages import ask_to_confirm, show_error, show_exception
-
-if TYPE_CHECKING:
-    from quizsmith.gui.main_window import MainWindow
+from quizsmith.gui.window_parts import WindowParts
 
 
-def ask_delete_items(window: MainWindow, ids: list[int]) -> QMessageBox | None:
+class Deleting(WindowParts):
+    """The main window's part that deletes: the Delete… buttons, Del in a list, Edit's
+    entries, and every view told what went."""
+
+    def selected_passage_item_ids(self) -> list[int]:
+        rows = sorted({i.row() for i in self.items_view.selectionModel().selectedRows()})
+        if not rows and self.items_view.currentIndex().isValid():
+            rows = [self.items_view.currentIndex().row()]
+        return [int(self.passage_proxy.item_at(r).id or 0) for r in rows]
+
+    def delete_selected(self) -> QMessageBox | None:
+        """Edit → Delete: the items selected in the list on screen, else the editor's item."""
+        tab = self.tabs.currentWidget()
+        if tab is self.review:
+            ids = self.review.current_ids()
+        elif tab is self.browser:
+            ids = self.browser.selected_ids()
+        else:
+            ids = self.selected_passage_item_ids()
+        if not ids and self.editor.item is not None and self.editor.item.id is not None:
+            ids = [self.editor.item.id]
+        return self.delete_items(ids)
+
+    def delete_items(self, ids: list[int]) -> QMessageBox | None:
+        """Ask, naming what goes, then delete the items (ask_delete_items below)."""
+        return ask_delete_items(self, ids)
+
+    def delete_passage(self) -> QMessageBox | None:
+        """Ask, naming the passage and its items, then delete them (ask_delete_passage below)."""
+        return ask_delete_passage(self)
+
+    def forget_items(self, ids: set[int]) -> None:
+        """Deleted items leave every list, and the editor if it shows one of them."""
+        item = self.editor.item
+        if item is not None and item.id in ids:
+            self.editor.set_item(None)  # its draft went with it: nothing to keep
+        for model in (self.passage_items, self.browser.model):
+            model.remove_ids(ids)
+        self.review.items_removed(ids)
+
+
+def ask_delete_items(window: Deleting, ids: list[int]) -> QMessageBox | None:
     """Ask, naming what goes; the items are deleted when the teacher picks Delete."""
     from quizsmith.operations.deletion import describe_deletion
 
@@ -37,7 +74,7 @@ def ask_delete_items(window: MainWindow, ids: list[int]) -> QMessageBox | None:
     )
 
 
-def ask_delete_passage(window: MainWindow) -> QMessageBox | None:
+def ask_delete_passage(window: Deleting) -> QMessageBox | None:
     """Ask, naming the shown passage and how many items go with it, then delete them."""
     from quizsmith.operations.deletion import describe_deletion
 
@@ -70,7 +107,7 @@ def ask_delete_passage(window: MainWindow) -> QMessageBox | None:
     )
 
 
-def delete_now(window: MainWindow, item_ids: list[int], passage_ids: list[int]) -> None:
+def delete_now(window: Deleting, item_ids: list[int], passage_ids: list[int]) -> None:
     from quizsmith.operations.deletion import delete
 
     if window.passage_panel_id() in passage_ids:

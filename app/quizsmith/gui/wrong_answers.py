@@ -37,7 +37,7 @@ from quizsmith.operations.wrong_answers import (
 
 if TYPE_CHECKING:
     from quizsmith.domain import Flag, Item
-    from quizsmith.gui.item_editor import ItemEditor
+    from quizsmith.gui.live_scores import LiveScores
 
 FIND_MORE = "Find other wrong answers (uses the models)…"
 #: Shown where a candidate's estimate is still to come.
@@ -96,7 +96,7 @@ class WrongAnswerButton(QToolButton):
     """A menu button: one submenu per wrong answer now typed, each listing the candidates
     to put in its place with the estimate each would give, and an entry that finds more."""
 
-    def __init__(self, editor: ItemEditor, parent: QWidget | None = None) -> None:
+    def __init__(self, editor: LiveScores, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.editor = editor
         self.setText("Replace…")
