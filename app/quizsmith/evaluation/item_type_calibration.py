@@ -17,6 +17,9 @@ from typing import Any
 
 import numpy as np
 
+#: Bootstrap resamples of whole tests behind every AUC interval.
+N_BOOT = 2000
+
 
 def auc(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None) -> float:
     from sklearn.metrics import roc_auc_score
@@ -25,7 +28,7 @@ def auc(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = Non
 
 
 def grouped_interval(
-    stat: Any, groups: np.ndarray, *arrays: np.ndarray, n_boot: int = 2000, seed: int = 0
+    stat: Any, groups: np.ndarray, *arrays: np.ndarray, n_boot: int = N_BOOT, seed: int = 0
 ) -> list[float]:
     """95% interval of stat(*arrays) resampling whole tests (a test's blanks share a text)."""
     rng = np.random.default_rng(seed)
@@ -86,7 +89,7 @@ def flag_cut(
     return {"rows": rows, "chosen": best}
 
 
-def report_cloze(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def report_cloze(rows: list[dict[str, Any]], n_boot: int = N_BOOT) -> dict[str, Any]:
     """Does the key's share separate blanks with exactly one fitting option (rel T) from the
     others? Sampled one T and one F blank per test: weights restore each test's own mix."""
     groups = np.array([r["test"] for r in rows])
@@ -103,14 +106,14 @@ def report_cloze(rows: list[dict[str, Any]]) -> dict[str, Any]:
         x = np.array([r[name] for r in rows], dtype=float)
         out["signals"][name] = {
             "auc": round(auc(x, one), 3),
-            "auc_ci": grouped_interval(auc, groups, x, one),
+            "auc_ci": grouped_interval(auc, groups, x, one, n_boot=n_boot),
             "auc_weighted": round(auc(x, one, w), 3),
         }
     x = np.array([[r["cloze_key_share"]] for r in rows], dtype=float)
     oof = oof_logistic(x, one, groups, w)
     model = logistic(x, one, w)
     out["oof_auc"] = round(auc(oof, one), 3)
-    out["oof_auc_ci"] = grouped_interval(auc, groups, oof, one)
+    out["oof_auc_ci"] = grouped_interval(auc, groups, oof, one, n_boot=n_boot)
     out["oof_brier_weighted"] = round(float(np.average((oof - one) ** 2, weights=w)), 4)
     base = float(np.average(one, weights=w))
     out["base_brier_weighted"] = round(float(np.average((base - one) ** 2, weights=w)), 4)
@@ -141,7 +144,7 @@ def tf_predict(fit: dict[str, Any], name: str, rows: list[dict[str, Any]]) -> np
     return 1 / (1 + np.exp(-(x @ np.array(fit["coef"]) + fit["intercept"])))
 
 
-def report_tf(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def report_tf(rows: list[dict[str, Any]], n_boot: int = N_BOOT) -> dict[str, Any]:
     """True vs falsified statements from rel=T blanks (every key right); the probability that
     the key is right; rel=F blanks' falsified statements reported apart."""
     sound = [r for r in rows if r["rel"] == "T"]
@@ -156,9 +159,9 @@ def report_tf(rows: list[dict[str, Any]]) -> dict[str, Any]:
     key_prob = 1 / (1 + np.exp(-margin))  # tf_key_prob of a True key
     out["signals"] = {
         "tf_key_prob": {"auc": round(auc(key_prob, is_true), 3),
-                        "auc_ci": grouped_interval(auc, groups, key_prob, is_true)},
+                        "auc_ci": grouped_interval(auc, groups, key_prob, is_true, n_boot=n_boot)},
         "tf_support": {"auc": round(auc(support, is_true), 3),
-                       "auc_ci": grouped_interval(auc, groups, support, is_true)},
+                       "auc_ci": grouped_interval(auc, groups, support, is_true, n_boot=n_boot)},
     }  # fmt: skip
     fits: dict[str, dict[str, Any]] = {}
     for label, x in (
@@ -170,7 +173,7 @@ def report_tf(rows: list[dict[str, Any]]) -> dict[str, Any]:
         model = logistic(x, is_true)
         fits[label] = {
             "oof_auc": round(auc(oof, is_true), 3),
-            "oof_auc_ci": grouped_interval(auc, groups, oof, is_true),
+            "oof_auc_ci": grouped_interval(auc, groups, oof, is_true, n_boot=n_boot),
             "oof_brier": round(float(np.mean((oof - is_true) ** 2)), 4),
             "coef": [float(c) for c in model.coef_[0]],
             "intercept": float(model.intercept_[0]),
@@ -223,15 +226,15 @@ def in_100(fit: dict[str, Any], pair: str) -> str:
     )
 
 
-def calibration_report(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def calibration_report(rows: list[dict[str, Any]], n_boot: int = N_BOOT) -> dict[str, Any]:
     """The measured figures of each item type present in `rows` (kind "cloze" or "tf")."""
     cloze = [r for r in rows if r["kind"] == "cloze"]
     tf = [r for r in rows if r["kind"] == "tf"]
     data: dict[str, Any] = {"reader": rows[0]["reader"]}
     if cloze:
-        data["cloze"] = report_cloze(cloze)
+        data["cloze"] = report_cloze(cloze, n_boot)
     if tf:
-        data["tf"] = report_tf(tf)
+        data["tf"] = report_tf(tf, n_boot)
         cut = (data["tf"]["flag_fifth_wrong"]["chosen"] or {}).get("cut")
         if cut is not None and "rel_F_falsified" in data["tf"]:
             name = data["tf"]["chosen"]

@@ -190,7 +190,8 @@ def train_item_types(config: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     from quizsmith.evaluation.item_type_calibration import calibration_file, calibration_report
 
     data = config["data"]
-    report = calibration_report(read_jsonl(folder / data["items"]))
+    n_boot = int(config.get("fit", {}).get("n_boot", 2000))
+    report = calibration_report(read_jsonl(folder / data["items"]), n_boot)
     provenance = {
         "data": data.get("description", data["items"]),
         "reader": report["reader"],
