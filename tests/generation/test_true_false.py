@@ -29,7 +29,8 @@ KEY = "ten countries"
         ("Before reaching the Black Sea, the Danube passes through ten countries.", None, ""),
         ("The Danube flows through ten countries before it reaches the Black Sea.", None, "copies"),
         ("The Danube reaches the Black Sea after a long journey.", None, "leaves out"),
-        ("The Rhine flows through ten countries before it reaches the Black Sea.", None, "name"),
+        ("The Danube flows through ten countries before reaching the Black Sea.", None, "copies"),
+        ("Before reaching the Black Sea, the Rhine passes through ten countries.", None, "name"),
         ("The Danube flows through ten countries and 2 cities to the Black Sea.", None, "adds"),
         ("The Danube does not flow through ten countries before the Black Sea.", None, "negated"),
         ("Does the Danube flow through ten countries before the Black Sea?", None, "question"),
@@ -49,6 +50,15 @@ def test_a_false_statement_s_restatement_never_brings_back_the_true_answer() -> 
     kept = "Before it reaches the Black Sea the Danube flows through four countries."
     assert "brings back" in rewording_problem(false, corrected, keep="four countries", drop=KEY)
     assert rewording_problem(false, kept, keep="four countries", drop=KEY) == ""
+
+
+def test_a_restatement_may_change_quotes_and_a_number_s_wording_not_its_figures() -> None:
+    statement = "The Lord Chamberlain’s Men built it in about 1599 at a cost of 700 pounds."
+    keep = "Lord Chamberlain’s Men"
+    fine = "At a cost of 700 pounds, the Lord Chamberlain's Men built it around 1599."
+    other_year = "At a cost of 700 pounds, the Lord Chamberlain's Men built it around 1600."
+    assert rewording_problem(statement, fine, keep=keep, drop=None) == ""
+    assert "'about 1599'" in rewording_problem(statement, other_year, keep=keep, drop=None)
 
 
 def test_the_shown_statement_has_no_web_marks() -> None:
@@ -124,7 +134,7 @@ def test_a_chat_generator_s_true_statement_is_restated() -> None:
 
 
 def test_a_restatement_that_fails_its_check_leaves_the_statement_without_web_marks() -> None:
-    model = Restater("The Rhine flows through ten countries before it reaches the Black Sea.")
+    model = Restater("Before reaching the Black Sea, the Rhine passes through ten countries.")
     stem, method, notes = _true_statement(model, "chat")
     assert stem == "The Danube flows through ten countries before it reaches the Black Sea."
     assert method == "as the passage states it"

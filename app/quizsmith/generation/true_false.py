@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import re
+from difflib import SequenceMatcher
 from typing import Any, Final
 
 from quizsmith.errors import OutputParseError, ProviderError
@@ -31,6 +32,13 @@ from quizsmith.providers.base import Provider
 _MAX_GROWTH: Final = 1.6
 _MAX_EXTRA_WORDS: Final = 4
 _SPACE_BEFORE_MARK = re.compile(r"\s+([,.;:!?])")
+#: Word sequences this alike are the statement copied with a word or two changed ("whose
+#: work bridges" -> "who bridged"), not restated.
+_COPY_LIKENESS: Final = 0.8
+_NUMERIC_LABELS: Final = frozenset(
+    {"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"}
+)
+_QUOTES: Final = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 
 def false_plan(n: int, seed: int) -> list[bool]:
@@ -71,6 +79,7 @@ def reword(
 ) -> Written:
     """`statement` restated by a chat model, checked (`rewording_problem`); `keep` is the
     answer the item turns on, `drop` the true answer a false statement replaced (or None)."""
+    statement = shown_statement(statement)
     messages = prompts.reword_chat(statement)
     try:
         result = provider.chat(
@@ -92,13 +101,15 @@ def reword(
 
 
 def rewording_problem(statement: str, rewording: str, *, keep: str, drop: str | None) -> str:
-    """Why `rewording` cannot stand for `statement` ("" when it can)."""
+    """Why `rewording` cannot stand for `statement` ("" when it can). `statement` as the
+    student would see it (`shown_statement`)."""
     if not rewording:
         return "the model wrote no restatement"
     if rewording.endswith("?"):
         return "the restatement is a question"
+    statement, rewording = _plain_quotes(statement), _plain_quotes(rewording)
     said, new = normalize_answer(statement).split(), normalize_answer(rewording).split()
-    if new == said:
+    if SequenceMatcher(None, said, new, autojunk=False).ratio() >= _COPY_LIKENESS:
         return "the restatement copies the statement"
     if len(new) > _MAX_GROWTH * len(said) + _MAX_EXTRA_WORDS:
         return "the restatement adds to the statement"
@@ -109,7 +120,7 @@ def rewording_problem(statement: str, rewording: str, *, keep: str, drop: str | 
     if SOURCE_WORDS.search(rewording):
         return "the restatement speaks of its source (a student sees no 'text')"
     before, after = parse(statement), parse(rewording)
-    lost = [e.text for e in before.ents if not _holds(rewording, e.text)]
+    lost = [e.text for e in before.ents if not all(_holds(rewording, w) for w in _facts_of(e))]
     if lost:
         return f"the restatement changes a name or number ({lost[0]!r})"
     added = [t.text for t in after if t.like_num and not _holds(statement, t.text)]
@@ -122,10 +133,25 @@ def rewording_problem(statement: str, rewording: str, *, keep: str, drop: str | 
     return ""
 
 
+def _facts_of(entity: Any) -> list[str]:
+    """What a restatement must keep of a named entity: a number or date's figures ("about
+    1760" may become "around 1760"), a name as written."""
+    if entity.label_ in _NUMERIC_LABELS:
+        figures = [t.text for t in entity if t.like_num or any(c.isdigit() for c in t.text)]
+        if figures:
+            return figures
+    return [entity.text]
+
+
+def _plain_quotes(text: str) -> str:
+    # "Chamberlain’s" and "Chamberlain's" are one word; the model writes the plain quote.
+    return text.translate(_QUOTES)
+
+
 def _holds(text: str, phrase: str) -> bool:
     """Whether `phrase` occurs in `text` as whole words (case, spacing and articles aside)."""
-    wanted = normalize_answer(phrase)
-    return bool(wanted) and f" {wanted} " in f" {normalize_answer(text)} "
+    wanted = normalize_answer(_plain_quotes(phrase))
+    return bool(wanted) and f" {wanted} " in f" {normalize_answer(_plain_quotes(text))} "
 
 
 def _negations(doc: Any) -> int:
