@@ -38,7 +38,8 @@ from quizsmith.generation.distractors import qa_reading
 from quizsmith.metrics import registry
 from quizsmith.metrics.base import MetricContext
 from quizsmith.providers import manager
-from quizsmith.providers.llamacpp import LlamaCppProvider, forget_kept_state
+from quizsmith.providers.llamacpp import LlamaCppProvider
+from quizsmith.providers.llamacpp_models import forget_kept_state
 from quizsmith.settings import Settings
 from support.squad import squad_mcqs
 

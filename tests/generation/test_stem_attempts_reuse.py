@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from quizsmith.generation import writer
-from quizsmith.providers.llamacpp import forget_kept_state
+from quizsmith.providers.llamacpp_models import forget_kept_state
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ import pytest
 from quizsmith.domain import Item, Option
 from quizsmith.gui import messages
 from quizsmith.operations.jobs import score_draft_job
-from quizsmith.providers import llamacpp, native_check
+from quizsmith.providers import llamacpp_models, native_check
 
 
 @pytest.mark.slow
@@ -23,7 +23,7 @@ def test_a_library_that_cannot_run_here_is_explained_to_the_teacher(
     pytest.importorskip("llama_cpp")
     monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(native_check, "_passed", False)
-    monkeypatch.setattr(llamacpp, "_models", {})  # nothing loaded yet in this process
+    monkeypatch.setattr(llamacpp_models, "_models", {})  # nothing loaded yet in this process
     crash = "import os, signal; os.kill(os.getpid(), signal.SIGILL)"
     monkeypatch.setattr(native_check, "child_command", lambda model: [sys.executable, "-c", crash])
     item = Item(

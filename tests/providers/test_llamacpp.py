@@ -199,7 +199,7 @@ def test_a_provider_that_outlives_unload_all_loads_its_model_again() -> None:
     """unload_all frees every llama.cpp context (CLI and GUI shutdown, tests); a provider
     still held by a caller must load the model again, not touch freed memory (a segfault)."""
     from quizsmith.providers import provider_for
-    from quizsmith.providers.llamacpp import unload_all
+    from quizsmith.providers.llamacpp_models import unload_all
     from quizsmith.settings import Settings
 
     provider = provider_for("smollm2-135m-instruct", Settings())

@@ -1,4 +1,4 @@
-"""A question's options scored in one multi-sequence batch (providers/llamacpp.py,
+"""A question's options scored in one multi-sequence batch (providers/llamacpp_scoring.py,
 `_score_batched`): deterministic whatever ran before, close to the one-option-at-a-time path,
 and that path taken when the options do not fit one batch."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from quizsmith.errors import ProviderError
-from quizsmith.providers.llamacpp import OPTION_SEQUENCES, LlamaCppProvider, forget_kept_state
+from quizsmith.providers.llamacpp import LlamaCppProvider
+from quizsmith.providers.llamacpp_models import OPTION_SEQUENCES, forget_kept_state
 
 pytestmark = pytest.mark.slow
 

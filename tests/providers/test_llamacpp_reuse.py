@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from quizsmith.errors import ProviderError
-from quizsmith.providers import Message
-from quizsmith.providers.llamacpp import forget_kept_state
+from quizsmith.providers import Message, llamacpp_scoring
+from quizsmith.providers.llamacpp_models import forget_kept_state
 
 pytestmark = pytest.mark.slow
 
@@ -106,13 +106,13 @@ def test_an_edited_option_set_decodes_only_the_new_option(fixture, request, monk
     reordered = provider.option_logprobs(text, OPTIONS[::-1])
     assert all(o.token_logprobs == cold[o.option] for o in reordered)
     decoded: list[int] = []
-    real = type(provider)._score_with_shared_prefix
+    real = llamacpp_scoring.score_with_shared_prefix
 
-    def counting(self, loaded, fulls, *args, **kwargs):
+    def counting(loaded, fulls, *args, **kwargs):
         decoded.append(len(fulls))
-        return real(self, loaded, fulls, *args, **kwargs)
+        return real(loaded, fulls, *args, **kwargs)
 
-    monkeypatch.setattr(type(provider), "_score_with_shared_prefix", counting)
+    monkeypatch.setattr(llamacpp_scoring, "score_with_shared_prefix", counting)
     edited = [*OPTIONS[:3], " the Nile delta"]  # a distractor replaced
     warm = provider.option_logprobs(text, edited)
     assert decoded == [1], "only the new option is decoded"
@@ -221,13 +221,13 @@ def test_a_transient_head_serves_the_next_call_but_is_not_kept(smollm, monkeypat
     real_eval = loaded.llm.eval
     monkeypatch.setattr(loaded.llm, "eval", lambda t: evaluated.append(len(t)) or real_eval(t))
     decoded_from: list[int] = []
-    real_decode = type(smollm)._decode
+    real_decode = llamacpp_scoring.decode
 
-    def counting(self, llm, tokens, n_past, logits_from):
+    def counting(llm, tokens, n_past, logits_from):
         decoded_from.append(n_past)
-        return real_decode(self, llm, tokens, n_past, logits_from)
+        return real_decode(llm, tokens, n_past, logits_from)
 
-    monkeypatch.setattr(type(smollm), "_decode", counting)
+    monkeypatch.setattr(llamacpp_scoring, "decode", counting)
     warm = smollm.reply_logprobs(messages, ["Khartoum"], reuse_prefix=heads)
     assert evaluated == [], "neither passage nor question read again"
     # Decoding starts after the question: only the template's tail and the reply are read.

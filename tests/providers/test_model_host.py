@@ -91,7 +91,7 @@ def start_long_call(host: host_client.ModelHost, kind: str = "complete") -> Back
 
 
 def test_errors_cross_the_channel_with_their_fix() -> None:
-    from quizsmith.providers.http import HttpError
+    from quizsmith.providers.http_transport import HttpError
 
     error = HttpError("The server answered 429.", "Wait a minute.", status=429)
     back = pickle.loads(pickle.dumps(error))

@@ -123,12 +123,12 @@ def test_a_model_call_is_refused_before_it_can_crash_the_app(
 ):
     """The provider checks the build before its first load in a process: a crash of the
     check becomes an error the CLI and the desktop app show, never a dead process."""
-    from quizsmith.providers import llamacpp
+    from quizsmith.providers import llamacpp_models
 
     crash_child(monkeypatch, "SIGSEGV")
-    monkeypatch.setattr(llamacpp, "_models", {})
+    monkeypatch.setattr(llamacpp_models, "_models", {})
     with pytest.raises(native_check.NativeLibraryError):
-        llamacpp._load_shared(smollm_file, 256, 1)
+        llamacpp_models.load_shared(smollm_file, 256, 1)
 
 
 def test_a_model_command_stops_with_the_fix_before_any_model_call(

@@ -250,7 +250,7 @@ def file_template(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Make the next model loaded report `template` as its file's chat template."""
     import llama_cpp
 
-    from quizsmith.providers import llamacpp
+    from quizsmith.providers import llamacpp_models
 
     def use(template: str) -> None:
         real = llama_cpp.Llama
@@ -263,7 +263,7 @@ def file_template(monkeypatch: pytest.MonkeyPatch) -> Any:
         monkeypatch.setattr(llama_cpp, "Llama", WithTemplate)
 
     yield use
-    llamacpp.unload_all()
+    llamacpp_models.unload_all()
 
 
 @pytest.mark.slow
@@ -273,7 +273,8 @@ def file_template(monkeypatch: pytest.MonkeyPatch) -> Any:
 def test_the_provider_answers_with_chatml_when_the_file_template_fails(
     file_template: Any, template: str
 ) -> None:
-    from quizsmith.providers.llamacpp import LlamaCppProvider, unload_all
+    from quizsmith.providers.llamacpp import LlamaCppProvider
+    from quizsmith.providers.llamacpp_models import unload_all
 
     path = _smollm2()
     provider = LlamaCppProvider(path, chat=True, n_ctx=512, n_threads=1)

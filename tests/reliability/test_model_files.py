@@ -26,7 +26,7 @@ import pytest
 from quizsmith import modelreport
 from quizsmith import settings as settings_mod
 from quizsmith.errors import STOPS_THE_JOB, DamagedModelError, ModelNotFoundError
-from quizsmith.providers import catalog, manager, model_files, parts
+from quizsmith.providers import catalog, manager, model_files, package_record, parts
 
 PART = 4096  # bytes in every part but the last
 
@@ -259,7 +259,7 @@ def test_gemma_s_expected_size_and_hash_are_its_packages_own() -> None:
     spec = model.locate
     sizes = []
     for n in range(1, parts.part_count(spec) + 1):
-        entry = model_files.record_entry(
+        entry = package_record.record_entry(
             parts.part_package(spec, n), parts.part_inner_path(spec, n)
         )
         assert entry is not None
@@ -310,7 +310,8 @@ def test_a_rotten_gemma_that_answers_noise_stops_with_the_rebuild_fix(
     """Through the provider: the answer is taken for noise (`looks_garbled` made to say so:
     what a rotten file writes is not predictable), the file is hashed, and the call raises
     DamagedModelError instead of returning the text."""
-    from quizsmith.providers.llamacpp import LlamaCppProvider, unload_all
+    from quizsmith.providers.llamacpp import LlamaCppProvider
+    from quizsmith.providers.llamacpp_models import unload_all
 
     monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(tmp_path / "cache"))
     model = _gemma()

@@ -111,7 +111,7 @@ def test_n_ctx_is_capped_at_the_trained_context_before_loading(
 ) -> None:
     """Before: n_ctx = 131072 was handed to llama.cpp, which took 6.2 GB and crashed."""
     from quizsmith.providers.gguf_header import read_general_metadata
-    from quizsmith.providers.llamacpp import within_trained_context
+    from quizsmith.providers.llamacpp_models import within_trained_context
 
     path = _bundled("smollm2-135m-instruct")
     trained = next(
@@ -124,7 +124,8 @@ def test_n_ctx_is_capped_at_the_trained_context_before_loading(
 
 @pytest.mark.slow
 def test_a_model_loaded_with_a_huge_n_ctx_gets_its_trained_context() -> None:
-    from quizsmith.providers.llamacpp import LlamaCppProvider, unload_all
+    from quizsmith.providers.llamacpp import LlamaCppProvider
+    from quizsmith.providers.llamacpp_models import unload_all
 
     provider = LlamaCppProvider(_bundled("smollm2-135m-instruct"), n_ctx=131072, n_threads=1)
     try:

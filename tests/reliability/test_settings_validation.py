@@ -19,7 +19,8 @@ from quizsmith import settings
 from quizsmith.cli import main
 from quizsmith.errors import ConfigError
 from quizsmith.providers import http
-from quizsmith.providers.http import HttpError, JsonHttpClient
+from quizsmith.providers.http import JsonHttpClient
+from quizsmith.providers.http_transport import HttpError
 
 from .test_http_boundary import RawServer, Respond, chat_ok, hi, provider, reply
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from quizsmith import paths
 from quizsmith.errors import ConfigError, ModelNotFoundError
+from quizsmith.providers.package_record import check_packaged_size
 
 CATALOG_FILE = paths.CATALOG_FILE
 
@@ -181,9 +182,7 @@ def locate(model: CatalogModel, *, assemble: bool = True) -> Path:
                 f"Reinstall it: {model.install}",
             )
         if kind == "file":
-            from quizsmith.providers.model_files import check_packaged_size
-
-            check_packaged_size(model, path)
+            check_packaged_size(str(spec["package"]), str(spec["path"]), path)
         if model.copy and kind == "file":
             from quizsmith.providers.requantize import faster_copy
 

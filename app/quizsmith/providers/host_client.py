@@ -450,8 +450,8 @@ def forget_kept_state() -> None:
     """Drop every model's kept prompt states and remembered answers, in this process and in
     the host where one runs (the models stay loaded): for benchmarks and tests that must not
     time a repeat."""
-    if "quizsmith.providers.llamacpp" in sys.modules:
-        from quizsmith.providers.llamacpp import forget_kept_state as forget_here
+    if "quizsmith.providers.llamacpp_models" in sys.modules:
+        from quizsmith.providers.llamacpp_models import forget_kept_state as forget_here
 
         forget_here()
     host = _shared

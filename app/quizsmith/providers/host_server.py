@@ -152,9 +152,9 @@ def _loaded_libraries(host: Host) -> list[str]:
 
 
 def _forget_kept_state(host: Host) -> None:
-    """For benchmarks that must not time a repeat (llamacpp.forget_kept_state)."""
-    if "quizsmith.providers.llamacpp" in sys.modules:
-        from quizsmith.providers.llamacpp import forget_kept_state
+    """For benchmarks that must not time a repeat (llamacpp_models.forget_kept_state)."""
+    if "quizsmith.providers.llamacpp_models" in sys.modules:
+        from quizsmith.providers.llamacpp_models import forget_kept_state
 
         forget_kept_state()
 

@@ -1,8 +1,9 @@
 """HTTP for API providers: bounded concurrency, retries with backoff, messages with the fix.
 
-Why this module is long: the retry policy (JsonHttpClient) and the per-try deadline it relies on
-(_DeadlineBackend and _DeadlineStream under httpx's transport) are one mechanism that every API
-provider uses; the deadline classes are private to it.
+Why this module is long: the retry policy is one mechanism (JsonHttpClient.post, the waits
+it pays, the pause when a server says "later" and the stop after failures in a row), and
+every failure it ends in gets its own message with the fix; one try below it is
+providers/http_transport.py.
 
 Retried: 408, 429, 500, 502, 503, 504, 529 (Anthropic's "overloaded"), time-outs and dropped
 connections (exponential backoff with jitter, honouring Retry-After). Not retried: 401/403
@@ -10,16 +11,10 @@ connections (exponential backoff with jitter, honouring Retry-After). Not retrie
 Keys travel in headers only and never appear in a message or a log line; a key that a server
 echoes in its error message is masked (in any letter case).
 
-`timeout_s` is a total deadline for one try: connecting, sending and reading the whole answer.
-httpx's own timeouts bound each socket operation only, so a server dripping one byte every
-half second kept a request alive for minutes; here every socket read and write is clamped to
-what is left of the try's deadline (`_DeadlineBackend`). An answer larger than
+One try is bounded below this policy (providers/http_transport.py): `timeout_s` is a total
+deadline for connecting, sending and reading the whole answer, and an answer larger than
 `max_response_bytes` (after decompression: a gzip bomb counts at its expanded size) is cut off
-and refused. The answer is decompressed here, from the raw bytes, at most one megabyte per
-step and never past the limit (`_BoundedDecoder`): httpx expands a whole network chunk through
-every layer of a stacked `Content-Encoding: gzip, gzip` before anyone can count it (a 3.5 KB
-answer reached 4.25 GB), so stacked encodings are refused and the one layer allowed is
-inflated step by step.
+and refused.
 
 Waiting: a Retry-After is read as a number of seconds in [0, one day] (1e20, inf, nan or a
 negative value is not a time to wait: it is clamped or ignored). A Retry-After longer than the
@@ -39,11 +34,16 @@ import math
 import random
 import threading
 import time
-import zlib
-from collections.abc import Callable
 from typing import Any
 
-from quizsmith.errors import AuthError, ProviderError
+from quizsmith.errors import AuthError
+from quizsmith.providers.http_transport import (
+    ACCEPT_ENCODING,
+    BoundedDecoder,
+    HttpError,
+    deadline_transport,
+    try_deadline,
+)
 from quizsmith.secrets import mask_secrets, split_userinfo
 from quizsmith.settings import plain_http_warning
 
@@ -70,37 +70,7 @@ GIVE_UP_AFTER = 3
 #: How long a client that gave up sends nothing (the rest of a CLI run; a GUI session tries
 #: again after it).
 GIVE_UP_FOR_S = 300.0
-#: Decompressed bytes produced per step: the most memory one step can take beyond the answer.
-_INFLATE_STEP = 1024 * 1024
-#: The encodings asked for, and so the only ones decoded (br and zstd are not asked for even
-#: when their packages are installed, so there is one decoder to bound).
-_ACCEPT_ENCODING = "gzip, deflate"
 _SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
-#: The deadline of the try running on this thread (time.monotonic()), read by the socket layer.
-_deadline = threading.local()
-
-
-class HttpError(ProviderError):
-    """A request that failed at the HTTP level, with what is known about why.
-
-    `status` is the last HTTP status (None for a time-out or a connection that failed),
-    `detail` the server's own message (keys masked), `retryable` whether the failure was of
-    a kind that is retried (so that a caller which asked for no retries may try again).
-    """
-
-    def __init__(
-        self,
-        message: str,
-        fix: str = "",
-        *,
-        status: int | None = None,
-        detail: str = "",
-        retryable: bool = False,
-    ) -> None:
-        super().__init__(message, fix)
-        self.status = status
-        self.detail = detail
-        self.retryable = retryable
 
 
 class JsonHttpClient:
@@ -143,10 +113,10 @@ class JsonHttpClient:
         self._failed_in_row = 0
         limits = httpx.Limits(max_connections=max(1, max_concurrency))
         self._client = httpx.Client(
-            headers={"accept-encoding": _ACCEPT_ENCODING, **(headers or {})},
+            headers={"accept-encoding": ACCEPT_ENCODING, **(headers or {})},
             timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)),
             limits=limits,
-            transport=_deadline_transport(limits),
+            transport=deadline_transport(limits),
         )
 
     def mask(self, text: str) -> str:
@@ -279,31 +249,30 @@ class JsonHttpClient:
 
     def _one_try(self, url: str, payload: dict[str, Any]) -> tuple[int, Any, bytes]:
         """(status, headers, body) of one request, the whole of it within timeout_s."""
-        _deadline.value = time.monotonic() + self.timeout_s
-        try:
-            with self._client.stream("POST", url, json=payload) as response:
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > self.max_response_bytes:
+        with (
+            try_deadline(self.timeout_s),
+            self._client.stream("POST", url, json=payload) as response,
+        ):
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > self.max_response_bytes:
+                raise self._too_large()
+            decoder = BoundedDecoder(
+                response.headers.get("content-encoding", ""),
+                self.max_response_bytes,
+                self._too_large,
+                self.base_url,
+            )
+            chunks: list[bytes] = []
+            raw_size = 0
+            # Raw bytes are decoded here, so every decoded byte is counted as it is made:
+            # a small gzip body that expands to a gigabyte is stopped at the limit.
+            for raw in response.iter_raw():
+                raw_size += len(raw)
+                if raw_size > self.max_response_bytes:
                     raise self._too_large()
-                decoder = _BoundedDecoder(
-                    response.headers.get("content-encoding", ""),
-                    self.max_response_bytes,
-                    self._too_large,
-                    self.base_url,
-                )
-                chunks: list[bytes] = []
-                raw_size = 0
-                # Raw bytes are decoded here, so every decoded byte is counted as it is made:
-                # a small gzip body that expands to a gigabyte is stopped at the limit.
-                for raw in response.iter_raw():
-                    raw_size += len(raw)
-                    if raw_size > self.max_response_bytes:
-                        raise self._too_large()
-                    chunks.extend(decoder.feed(raw))
-                chunks.extend(decoder.finish())
-                return response.status_code, response.headers, b"".join(chunks)
-        finally:
-            _deadline.value = None
+                chunks.extend(decoder.feed(raw))
+            chunks.extend(decoder.finish())
+            return response.status_code, response.headers, b"".join(chunks)
 
     def _redirected(self, url: str, path: str, status: int, location: str | None) -> HttpError:
         """A redirect is reported, never followed: the key would go along to an address the
@@ -449,197 +418,9 @@ def _parse_retry_after(value: str | None) -> float | None:
     return min(MAX_RETRY_AFTER_S, seconds)
 
 
-class _BoundedDecoder:
-    """The body of an answer decoded from its raw bytes, never more than `limit` bytes.
-
-    One content coding (gzip or deflate, the ones asked for) or none. Each step inflates at
-    most `_INFLATE_STEP` bytes and counts them before the next, so memory stays near the limit
-    whatever the compression ratio. Stacked codings (`gzip, gzip`) are refused: a server has
-    no reason to send them and each layer multiplies the ratio (about 1,000 per layer).
-    """
-
-    def __init__(
-        self, header: str, limit: int, too_large: Callable[[], HttpError], base_url: str
-    ) -> None:
-        codings = [c.strip().lower() for c in header.split(",")]
-        codings = [c for c in codings if c and c != "identity"]
-        self._limit, self._too_large, self._base_url = limit, too_large, base_url
-        self._size = 0
-        self._deflate_raw_tried = False
-        self._z: Any = None
-        if len(codings) > 1:
-            raise HttpError(
-                f"The server at {base_url} sent an answer compressed {len(codings)} times over "
-                f"(Content-Encoding: {header.strip()[:80]}); it was not read.",
-                "Check the server and any proxy between you and it: an answer is compressed "
-                "once (gzip) or not at all.",
-            )
-        if codings and codings[0] not in ("gzip", "x-gzip", "deflate"):
-            raise HttpError(
-                f"The server at {base_url} sent an answer in an encoding that was not asked "
-                f"for (Content-Encoding: {header.strip()[:80]}); it was not read.",
-                "Check the server and any proxy between you and it.",
-            )
-        self._coding = codings[0] if codings else ""
-        if self._coding in ("gzip", "x-gzip"):
-            self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif self._coding == "deflate":
-            self._z = zlib.decompressobj()
-
-    def _damaged(self) -> HttpError:
-        return HttpError(
-            f"The server at {self._base_url} sent an answer that cannot be decoded "
-            "(damaged compression).",
-            "Check any proxy between you and the server, and try again.",
-        )
-
-    def _count(self, piece: bytes) -> bytes:
-        self._size += len(piece)
-        if self._size > self._limit:
-            raise self._too_large()
-        return piece
-
-    def feed(self, data: bytes) -> list[bytes]:
-        if self._z is None:
-            return [self._count(data)]
-        out: list[bytes] = []
-        original = data
-        try:
-            while True:
-                step = min(self._limit - self._size + 1, _INFLATE_STEP)
-                before = len(data)
-                piece = self._z.decompress(data, step)
-                data = self._z.unconsumed_tail
-                out.append(self._count(piece))
-                if len(piece) < step and not data:
-                    return out
-                if not piece and len(data) == before:
-                    return out  # no progress possible (a stream that has ended)
-        except zlib.error:
-            if self._coding == "deflate" and not self._deflate_raw_tried and not self._size:
-                # "deflate" is sent both zlib-wrapped (the standard) and raw (old servers).
-                self._deflate_raw_tried = True
-                self._z = zlib.decompressobj(-zlib.MAX_WBITS)
-                return self.feed(original)
-            raise self._damaged() from None
-
-    def finish(self) -> list[bytes]:
-        if self._z is None:
-            return []
-        # Whatever zlib still holds comes out in bounded steps too.
-        return self.feed(b"")
-
-
 def _duration(seconds: float) -> str:
     if seconds >= 5400:
         return f"{seconds / 3600:.1f} hours"
     if seconds >= 90:
         return f"{seconds / 60:.0f} minutes"
     return f"{seconds:.0f} s"
-
-
-def _remaining(timeout: float | None, expired: type[Exception]) -> float | None:
-    """`timeout` clamped to what is left of this thread's deadline; `expired` is raised (a
-    httpcore time-out, which httpx maps to its own) once nothing is left."""
-    deadline = getattr(_deadline, "value", None)
-    if deadline is None:
-        return timeout
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise expired("the answer did not arrive in full within timeout_s")
-    return left if timeout is None else min(timeout, left)
-
-
-def _deadline_transport(limits: Any) -> Any:
-    """An httpx transport whose socket operations share one deadline per try.
-
-    httpx exposes no total time-out and its HTTPTransport no network backend argument;
-    httpcore's pool takes a network backend (public httpcore API), so the transport's pool
-    gets one wrapped in `_DeadlineBackend`. Should a future httpx build its pool differently,
-    the check below fails loudly in tests/reliability/test_deadlines.py rather than silently
-    dropping the deadline.
-    """
-    import httpcore
-    import httpx
-
-    transport = httpx.HTTPTransport(limits=limits)
-    pool = getattr(transport, "_pool", None)
-    backend = getattr(pool, "_network_backend", None)
-    if backend is None:
-        raise RuntimeError("httpx's transport has changed; the HTTP deadline cannot be set")
-    pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
-    assert isinstance(pool, httpcore.ConnectionPool)
-    return transport
-
-
-class _DeadlineStream:
-    """A httpcore network stream whose reads and writes end at the try's deadline."""
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        import httpcore
-
-        data: bytes = self._stream.read(max_bytes, _remaining(timeout, httpcore.ReadTimeout))
-        return data
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        import httpcore
-
-        self._stream.write(buffer, _remaining(timeout, httpcore.WriteTimeout))
-
-    def close(self) -> None:
-        self._stream.close()
-
-    def start_tls(
-        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
-    ) -> _DeadlineStream:
-        import httpcore
-
-        left = _remaining(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, left))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._stream.get_extra_info(info)
-
-
-class _DeadlineBackend:
-    def __init__(self, backend: Any) -> None:
-        self._backend = backend
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Any = None,
-    ) -> _DeadlineStream:
-        import httpcore
-
-        return _DeadlineStream(
-            self._backend.connect_tcp(
-                host,
-                port,
-                timeout=_remaining(timeout, httpcore.ConnectTimeout),
-                local_address=local_address,
-                socket_options=socket_options,
-            )
-        )
-
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Any = None
-    ) -> _DeadlineStream:
-        import httpcore
-
-        return _DeadlineStream(
-            self._backend.connect_unix_socket(
-                path,
-                timeout=_remaining(timeout, httpcore.ConnectTimeout),
-                socket_options=socket_options,
-            )
-        )
-
-    def sleep(self, seconds: float) -> None:
-        self._backend.sleep(seconds)

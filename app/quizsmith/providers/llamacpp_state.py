@@ -21,6 +21,8 @@ from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from quizsmith.providers.base import Transient
+
 #: Memory kept per loaded model for prefix states. One state is ~9 MB for 380 tokens of
 #: SmolLM2-135M, ~7 MB for Gemma 3 270M; a larger model's are larger, so fewer are kept.
 STATE_BUDGET_BYTES = 96 * 1024 * 1024
@@ -148,3 +150,8 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
             break
         n += 1
     return n
+
+
+def transient_cuts(heads: Sequence[str], cuts: Sequence[int]) -> frozenset[int]:
+    """The cuts of the heads marked Transient (their states are not kept)."""
+    return frozenset(c for h, c in zip(heads, cuts, strict=False) if isinstance(h, Transient))

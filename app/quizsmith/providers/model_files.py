@@ -29,18 +29,17 @@ When the content is hashed, since hashing the 1.1 GB file takes about 1.5 s:
 
 from __future__ import annotations
 
-import base64
 import logging
 import threading
 import time
 import unicodedata
-from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quizsmith.errors import DamagedModelError, ModelNotFoundError
 from quizsmith.providers import catalog, parts
+from quizsmith.providers.package_record import Expected, expected_in_record
 
 if TYPE_CHECKING:
     from quizsmith.providers.catalog import CatalogModel
@@ -48,41 +47,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _PREPARE_FIX = "Run `quizsmith models --prepare` to rebuild it from the installed parts."
-
-
-@dataclass(frozen=True)
-class Expected:
-    """A model file's expected size and SHA-256, where they come from, and the fix."""
-
-    size: int
-    sha256: str
-    source: str
-    fix: str
-
-
-def record_entry(package: str, inner: str) -> tuple[int, str] | None:
-    """(size, SHA-256 as hex) that `package`'s RECORD gives for its file `inner`."""
-    try:
-        files = distribution(package).files or []
-    except PackageNotFoundError:
-        return None
-    for entry in files:
-        if entry.as_posix() != inner:
-            continue
-        digest = entry.hash
-        if digest is None or digest.mode != "sha256" or entry.size is None:
-            return None
-        raw = base64.urlsafe_b64decode(digest.value + "=" * (-len(digest.value) % 4))
-        return int(entry.size), raw.hex()
-    return None
-
-
-def _reinstall(package: str) -> str:
-    try:
-        version = distribution(package).version
-    except PackageNotFoundError:
-        return f"pip install --force-reinstall {package}"
-    return f"pip install --force-reinstall {package}=={version}"
 
 
 def expected_content(model: CatalogModel) -> Expected | None:
@@ -97,16 +61,7 @@ def expected_content(model: CatalogModel) -> Expected | None:
             _PREPARE_FIX,
         )
     if kind == "file" and model.path is None:
-        entry = record_entry(str(spec["package"]), str(spec["path"]))
-        if entry is None:
-            return None
-        package = str(spec["package"])
-        return Expected(
-            entry[0],
-            entry[1],
-            f"the RECORD of the package {package}",
-            f"Reinstall its package: {_reinstall(package)}",
-        )
+        return expected_in_record(str(spec["package"]), str(spec["path"]))
     return None
 
 
@@ -122,34 +77,6 @@ def model_file(model: CatalogModel) -> Path | None:
         except PackageNotFoundError:
             return None
     return None
-
-
-def check_packaged_size(model: CatalogModel, path: Path) -> None:
-    """A packaged model file must have the size its package's RECORD gives (one `stat`)."""
-    expected = expected_content(model)
-    if expected is None:
-        return
-    size = path.stat().st_size
-    if size != expected.size:
-        raise DamagedModelError(
-            f"The model file {path} has {size:,} bytes; {expected.source} says "
-            f"{expected.size:,} (damaged or cut short).",
-            expected.fix,
-        )
-
-
-def damaged_chunks(spec: dict[str, Any], found: list[tuple[str, Path]]) -> list[str]:
-    """The part packages ("name==version") whose chunk is not what their RECORD says: read
-    only after an assembly failed its hash, to name what to reinstall."""
-    damaged = []
-    for n, (package, path) in enumerate(found, start=1):
-        entry = record_entry(package, parts.part_inner_path(spec, n))
-        if entry is None:
-            continue
-        size, sha256 = entry
-        if path.stat().st_size != size or parts.sha256_of(path) != sha256:
-            damaged.append(_reinstall(package).removeprefix("pip install --force-reinstall "))
-    return damaged
 
 
 def prepare(model: CatalogModel) -> tuple[Path, str]:

@@ -25,7 +25,8 @@ from quizsmith.providers.base import (
     as_message_dicts,
     parse_json_output,
 )
-from quizsmith.providers.http import HttpError, JsonHttpClient
+from quizsmith.providers.http import JsonHttpClient
+from quizsmith.providers.http_transport import HttpError
 from quizsmith.secrets import env_key_for_endpoint, require_api_key
 from quizsmith.settings import Endpoint
 

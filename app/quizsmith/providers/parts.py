@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from quizsmith.errors import ModelNotFoundError
+from quizsmith.providers.package_record import record_entry, reinstall_command
 
 SIDECAR_SUFFIX = ".verified.json"
 _CHUNK = 4 * 2**20
@@ -177,8 +178,6 @@ def assemble(target: Path, spec: dict[str, Any], install: str) -> Path:
             os.fsync(out.fileno())
         size = partial.stat().st_size
         if size != int(spec["size"]) or digest.hexdigest() != spec["sha256"]:
-            from quizsmith.providers.model_files import damaged_chunks
-
             damaged = damaged_chunks(spec, parts)
             named = f" (damaged: {', '.join(damaged)})" if damaged else ""
             fix = (
@@ -199,6 +198,21 @@ def assemble(target: Path, spec: dict[str, Any], install: str) -> Path:
         raise
     _write_sidecar(target, digest.hexdigest())
     return target
+
+
+def damaged_chunks(spec: dict[str, Any], found: list[tuple[str, Path]]) -> list[str]:
+    """The part packages ("name==version") whose chunk is not what their RECORD says: read
+    only after an assembly failed its hash, to name what to reinstall."""
+    damaged = []
+    for n, (package, path) in enumerate(found, start=1):
+        entry = record_entry(package, part_inner_path(spec, n))
+        if entry is None:
+            continue
+        size, sha256 = entry
+        if path.stat().st_size != size or sha256_of(path) != sha256:
+            command = reinstall_command(package)
+            damaged.append(command.removeprefix("pip install --force-reinstall "))
+    return damaged
 
 
 def locate_parts(target: Path, spec: dict[str, Any], install: str, *, build: bool) -> Path:
