@@ -9,7 +9,8 @@ narrower than a question's "chance you accept it", and says so in words:
   key.
 
 Each is a logistic calibration of the reader signals of `quality/item_types.py`, fitted on
-labelled cloze tests (CELA) by bench/item_types.py and shipped with its provenance in
+labelled cloze tests (CELA) by `python -m quizsmith.evaluation.train_estimator --config
+packaging/estimators/item_types.toml` and shipped with its provenance in
 resources/item_type_calibration.json. A type the file has no calibration for (its signal did
 not separate the labels) is "does not apply", with the measured reason from the file.
 """
@@ -55,7 +56,8 @@ def _load(path: str, mtime: float) -> dict[str, Any]:
     except (OSError, ValueError) as exc:
         raise QuizsmithError(
             f"The item-type calibration {path} cannot be read ({exc}).",
-            "Reinstall Quizsmith, or re-create it with `python bench/item_types.py report --ship`.",
+            "Reinstall Quizsmith, or rebuild it: python -m quizsmith.evaluation.train_estimator "
+            "--config packaging/estimators/item_types.toml",
         ) from exc
     if not isinstance(data, dict):
         raise QuizsmithError(f"The item-type calibration {path} is not a JSON object.", "")
