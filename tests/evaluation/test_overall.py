@@ -18,11 +18,11 @@ from quizsmith.evaluation.overall import (
     fit_overall,
     grouped_folds,
     load_active_model,
-    refit_from_bank,
     shipped_model_path,
     user_model_path,
 )
 from quizsmith.evaluation.records import EvalRecord
+from quizsmith.evaluation.refit import refit_from_bank
 
 
 def _scores(v: float, naco: bool = False) -> dict[str, ScoreResult]:

@@ -9,8 +9,7 @@ import pytest
 from quizsmith import settings as settings_mod
 from quizsmith.errors import ConfigError
 from quizsmith.metrics import registry
-from quizsmith.metrics.base import Metric, MetricContext
-from quizsmith.metrics.options import check_metric_settings
+from quizsmith.metrics.base import Metric, MetricContext, check_metric_settings
 
 
 def _settings(toml: str) -> settings_mod.Settings:

@@ -19,7 +19,8 @@ from quizsmith.bank import ItemBank
 from quizsmith.cli import main
 from quizsmith.domain import Item, Passage, ScoreResult
 from quizsmith.errors import QuizsmithError
-from quizsmith.evaluation.overall import OverallModel, refit_from_bank, user_model_path
+from quizsmith.evaluation.overall import OverallModel, user_model_path
+from quizsmith.evaluation.refit import refit_from_bank
 from quizsmith.quality.signals import SIGNALS
 
 

@@ -44,10 +44,6 @@ import numpy as np
 from quizsmith.domain import ScoreResult, utc_now
 from quizsmith.errors import QuizsmithError
 from quizsmith.evaluation.records import EvalRecord
-
-# Refitting on a teacher's decisions lives in refit.py; re-exported for the CLI, the desktop
-# app's job and the tests.
-from quizsmith.evaluation.refit import MIN_DECISIONS, MIN_EACH, refit_from_bank  # noqa: F401
 from quizsmith.quality.explain import reference_values
 from quizsmith.quality.features import FEATURES, overall_features
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from quizsmith.evaluation.report import Report
+from quizsmith.domain import ScoreResult
+from quizsmith.evaluation.records import EvalRecord
 
 MAX_LEVELS = 8
 
@@ -47,14 +47,20 @@ def _levels(labels: list[float]) -> tuple[list[str], list[int]]:
     return names, cats
 
 
-def write_plots(report: Report, folder: Path) -> list[Path]:
+def write_plots(
+    data: dict[str, Any],
+    records: list[EvalRecord],
+    results: list[dict[str, ScoreResult]],
+    folder: Path,
+) -> list[Path]:
+    """The plots of a report (`Report.plots`: its data, records and results) in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    labels: list[str] = report.data["labels"]
-    for metric in report.data["metrics"]:
+    labels: list[str] = data["labels"]
+    for metric in data["metrics"]:
         points = [
             (rec, res[metric].value)
-            for rec, res in zip(report.records, report.results, strict=True)
+            for rec, res in zip(records, results, strict=True)
             if metric in res and res[metric].scored
         ]
         if not points:

@@ -30,6 +30,7 @@ import numpy as np
 
 from quizsmith.domain import ScoreResult
 from quizsmith.errors import QuizsmithError
+from quizsmith.evaluation.overall import fit_overall, grouped_folds, out_of_fold, training_data
 from quizsmith.evaluation.records import EvalRecord
 from quizsmith.quality.features import all_feature_names
 from quizsmith.quality.overall_model import (
@@ -111,12 +112,6 @@ def refit_from_bank(
     whose models computed the items' signals: `signals_profile()`), when the new model
     measures better than the one in use (see the module's docstring); else a QuizsmithError
     with both figures, and the model in use stays."""
-    from quizsmith.evaluation.overall import (
-        fit_overall,
-        grouped_folds,
-        out_of_fold,
-        training_data,
-    )
     from quizsmith.quality.type_estimate import TYPES
 
     # Questions only: true/false and cloze items have their own calibration (type_estimate).

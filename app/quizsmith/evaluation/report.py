@@ -56,7 +56,7 @@ class Report:
     def plots(self, folder: str | Path) -> list[Path]:
         from quizsmith.evaluation.plots import write_plots
 
-        return write_plots(self, Path(folder))
+        return write_plots(self.data, self.records, self.results, Path(folder))
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -109,7 +109,7 @@ def run(bank_file: Path | None = None) -> int:
     from quizsmith.gui import prefs
     from quizsmith.gui.main_window import MainWindow
     from quizsmith.gui.messages import install_exception_hook, message_text
-    from quizsmith.metrics.options import check_metric_settings
+    from quizsmith.metrics.base import check_metric_settings
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])

@@ -1,9 +1,14 @@
-"""The metric protocol.
+"""The metric protocol, the context a metric scores in, and the registry of installed metrics.
 
 A metric scores one item and returns a `ScoreResult`: a value in its documented range with
 evidence a teacher can read and the model configuration used, or "not scored: reason" - never
 a made-up number. Options and flag thresholds live in each metric's `defaults` and can be
 overridden per metric in the settings file (`[metrics.<name>]`).
+
+The registry of installed metrics (`metrics`, entry-point group `quizsmith.metrics`) is here,
+beside Metric, because MetricContext checks the settings' [metrics] tables against it when it
+is built (`check_metric_settings`); metrics/registry.py reads from it every list the front
+ends show, and metrics/options.py checks one metric's table.
 """
 
 from __future__ import annotations
@@ -17,6 +22,14 @@ from quizsmith.domain import ITEM_TYPE_NAMES, ITEM_TYPES, Flag, Item, ScoreResul
 from quizsmith.errors import STOPS_THE_JOB, QuizsmithError
 from quizsmith.jobs import CancelToken
 from quizsmith.metrics.display import Threshold, generic_evidence_html
+from quizsmith.metrics.options import (
+    PROFILES_TABLE,
+    check_metric_table,
+    check_profiles,
+    merged_options,
+)
+from quizsmith.options import check_keys
+from quizsmith.plugins import PluginRegistry
 from quizsmith.providers.base import Provider
 from quizsmith.settings import Settings
 
@@ -100,15 +113,11 @@ class MetricContext:
     def __post_init__(self) -> None:
         # A misspelt option fails the job once, here, not every item as "not scored".
         if self.settings.metrics:
-            from quizsmith.metrics.options import check_metric_settings
-
             check_metric_settings(self.settings)
 
     def options(self, metric: type[Metric] | Metric) -> dict[str, Any]:
         """The metric's defaults with the user's [metrics.<name>] settings on top; an unknown
         key or a value of the wrong type is a ConfigError (metrics/options.py)."""
-        from quizsmith.metrics.options import merged_options
-
         return merged_options(metric, self.settings)
 
 
@@ -316,3 +325,22 @@ class Metric:
                     f"{self.name} produced {result.value}, outside {self.value_range}"
                 )
         return result
+
+
+GROUP = "quizsmith.metrics"
+#: Every installed metric: the entry points of GROUP and those registered at run time.
+metrics: PluginRegistry[Metric] = PluginRegistry(GROUP, Metric, "metric")
+
+
+def check_metric_settings(settings: Settings) -> None:
+    """Every table under [metrics] names a registered metric (or `profiles`) and holds only
+    that metric's options, with their types."""
+    known = metrics.names()
+    check_keys(
+        settings.metrics, [*known, PROFILES_TABLE], "[metrics] (metric names)", settings.path
+    )
+    for name, table in settings.metrics.items():
+        if name == PROFILES_TABLE:
+            check_profiles(table, settings)
+        else:
+            check_metric_table(metrics.get(name), table, settings)

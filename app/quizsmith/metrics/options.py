@@ -4,8 +4,9 @@ Each `[metrics.<name>]` table may hold only keys of that metric's `defaults`, ea
 default's type (`quizsmith.options`), numbers finite and within the metric's
 `option_ranges` where it gives them; `[metrics.profiles]` maps a model to a prompt profile.
 A misspelt metric name or key is a ConfigError naming it, the metric and the valid keys.
-`MetricContext` checks the whole table when it is built, so a scoring job fails once, before
-its first item, instead of marking every item "not scored".
+`MetricContext` checks the whole [metrics] table when it is built (metrics/base.py,
+`check_metric_settings`, which knows the registered metrics), so a scoring job fails once,
+before its first item, instead of marking every item "not scored".
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from quizsmith.errors import ConfigError
-from quizsmith.options import check_keys, check_options
+from quizsmith.metrics.profiles import PROFILES
+from quizsmith.options import check_options
 from quizsmith.settings import Settings
 
 #: Tables under [metrics] that belong to no metric.
@@ -46,33 +48,17 @@ def check_metric_table(metric: Any, user: Any, settings: Settings) -> None:
     )
 
 
-def check_metric_settings(settings: Settings) -> None:
-    """Every table under [metrics] names a registered metric (or `profiles`) and holds only
-    that metric's options, with their types."""
-    from quizsmith.metrics import registry
-    from quizsmith.metrics.profiles import PROFILES
-
-    known = registry.names()
-    check_keys(
-        settings.metrics, [*known, PROFILES_TABLE], "[metrics] (metric names)", settings.path
-    )
-    for name, table in settings.metrics.items():
-        if name == PROFILES_TABLE:
-            _check_profiles(table, PROFILES, settings)
-        else:
-            check_metric_table(registry.get(name), table, settings)
-
-
-def _check_profiles(table: Any, profiles: tuple[str, ...], settings: Settings) -> None:
+def check_profiles(table: Any, settings: Settings) -> None:
+    """[metrics.profiles]: a table of model reference -> prompt profile (metrics/profiles.py)."""
     if not isinstance(table, dict):
         raise ConfigError(
             f"[metrics.profiles] in {settings.path} must be a table, not {table!r}.",
             'Write lines such as "gguf:my-model" = "chat" under [metrics.profiles].',
         )
     for model, profile in table.items():
-        if profile not in profiles:
+        if profile not in PROFILES:
             raise ConfigError(
                 f"[metrics.profiles] in {settings.path}: {model!r} has the unknown profile "
                 f"{profile!r}.",
-                f"Profiles are {', '.join(profiles)}.",
+                f"Profiles are {', '.join(PROFILES)}.",
             )

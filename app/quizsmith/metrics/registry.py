@@ -1,15 +1,12 @@
 """The metric registry (entry-point group `quizsmith.metrics`) and the lists every front end
 reads from it, so a metric that declares itself (metrics/base.py) appears everywhere without
-edits outside its module."""
+edits outside its module. The registry object itself is defined in metrics/base.py (the
+settings check of MetricContext reads it there); this module is where callers use it."""
 
 from __future__ import annotations
 
-from quizsmith.metrics.base import Metric
+from quizsmith.metrics.base import Metric, metrics
 from quizsmith.metrics.display import Threshold
-from quizsmith.plugins import PluginRegistry
-
-GROUP = "quizsmith.metrics"
-metrics: PluginRegistry[Metric] = PluginRegistry(GROUP, Metric, "metric")
 
 register = metrics.register
 unregister = metrics.unregister

@@ -252,7 +252,7 @@ def refit_overall_job(bank: ItemBank) -> JobFactory:
     result (an OverallModel saved in the user's config folder) is the job's return value."""
 
     def job(token: CancelToken) -> Generator[Progress, None, Any]:
-        from quizsmith.evaluation.overall import refit_from_bank
+        from quizsmith.evaluation.refit import refit_from_bank
 
         yield Progress("Fitting the overall score on your decisions")
         token.raise_if_cancelled()

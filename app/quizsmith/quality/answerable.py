@@ -101,7 +101,7 @@ class AnswerableMetric(Metric):
         )
 
     def cache_identity(self, ctx: MetricContext) -> Any:
-        from quizsmith.quality.metric import SIGNALS_VERSION
+        from quizsmith.quality.signals import SIGNALS_VERSION
 
         return {"signals_version": SIGNALS_VERSION, "reader_version": READER_VERSION}
 

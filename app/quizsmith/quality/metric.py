@@ -54,11 +54,9 @@ from quizsmith.quality.reader import (
     reader_flag,
     reader_signals,
 )
-from quizsmith.quality.signals import SIGNALS, compute_signals, item_fingerprint
+from quizsmith.quality.signals import SIGNALS, SIGNALS_VERSION, compute_signals, item_fingerprint
 from quizsmith.settings import MULTI_ROLES
 
-#: Bump when a signal's definition changes: cached signals are then computed afresh.
-SIGNALS_VERSION = 2  # 2: cos_q_key and cos_q_masked
 #: Receives the likelihood signals' values while the reader signals are still to come.
 LikelihoodsRead = Callable[[Mapping[str, float | None]], None]
 #: The likelihood signals (every profile) and the reader signals (the standard profile's

@@ -129,8 +129,8 @@ def metrics_read_by_active_model(profile: str | None = None) -> frozenset[str] |
 
 def signal_versions() -> dict[str, int]:
     """The versions of the signals a model is fitted on, as its info records them."""
-    from quizsmith.quality.metric import SIGNALS_VERSION
     from quizsmith.quality.reader import READER_VERSION
+    from quizsmith.quality.signals import SIGNALS_VERSION
 
     return {"signals_version": SIGNALS_VERSION, "reader_version": READER_VERSION}
 

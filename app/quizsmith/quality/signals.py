@@ -50,6 +50,8 @@ FLUENCY_PREFIX = "A well-written quiz question:\n"
 CANDIDATE_SENTENCES = 1
 MAX_CANDIDATES = 6
 
+#: Bump when a signal's definition changes: cached signals are then computed afresh.
+SIGNALS_VERSION = 2  # 2: cos_q_key and cos_q_masked
 SIGNALS: tuple[str, ...] = (
     "key_lp",
     "key_gain_passage",
