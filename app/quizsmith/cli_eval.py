@@ -168,7 +168,7 @@ def _parse_fit_also(text: str) -> tuple[str, str, int | None]:
 
 def _cmd_refit(args: argparse.Namespace) -> int:
     from quizsmith.bank import ItemBank
-    from quizsmith.evaluation.overall import refit_from_bank
+    from quizsmith.evaluation.refit import refit_from_bank
 
     with ItemBank(args.bank, create=False, read_only=True) as bank:
         model = refit_from_bank(bank, seed=args.seed)
