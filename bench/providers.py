@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # support.llama_server
 from common import git_revision, machine, median, write_results
 from quizsmith.providers import Message, catalog, provider_for
-from quizsmith.providers.llamacpp import LlamaCppProvider, physical_cores
+from quizsmith.providers.llamacpp import LlamaCppProvider
+from quizsmith.providers.llamacpp_models import physical_cores
 from quizsmith.providers.openai_compat import OpenAIProvider
 from quizsmith.settings import Endpoint, Settings
 from support.llama_server import llama_server
