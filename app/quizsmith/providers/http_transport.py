@@ -164,7 +164,8 @@ def deadline_transport(limits: Any) -> Any:
     httpx exposes no total time-out and its HTTPTransport no network backend argument;
     httpcore's pool takes a network backend (public httpcore API), so the transport's pool
     gets one wrapped in `_DeadlineBackend`. Should a future httpx build its pool differently,
-    the check below fails loudly in tests/reliability/test_deadlines.py rather than silently
+    the check below fails loudly (no client can be built, so every HTTP test fails, and
+    tests/reliability/test_http_boundary.py times a dripping server) rather than silently
     dropping the deadline.
     """
     import httpcore
