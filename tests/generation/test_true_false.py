@@ -15,7 +15,12 @@ from quizsmith.domain import Passage
 from quizsmith.generation import prompts
 from quizsmith.generation.builder import BuildContext, build_candidates
 from quizsmith.generation.target import Target
-from quizsmith.generation.true_false import false_plan, rewording_problem, shown_statement
+from quizsmith.generation.true_false import (
+    false_plan,
+    restates,
+    rewording_problem,
+    shown_statement,
+)
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
 
@@ -116,6 +121,7 @@ def _true_statement(model: Restater, profile: str) -> tuple[str, str, list[str]]
         cancel=CancelToken(),
         difficulty=None,
         seed=seed,
+        restates_statements=restates(profile, "my-own-7b.gguf"),
     )
     built = build_candidates(Target(FACT, 0, KEY, FACT.index(KEY), "entity", 0, 1.0), "tf", 1, ctx)
     (item,) = built.candidates
@@ -145,6 +151,7 @@ def test_a_few_shot_generator_is_not_asked_to_restate() -> None:
     model = Restater("unused")
     stem, method, _ = _true_statement(model, "fewshot")
     assert model.asked == []
+    assert method == "as the passage states it"
     assert stem == "The Danube flows through ten countries before it reaches the Black Sea."
 
 
@@ -154,3 +161,12 @@ def test_a_quiz_plans_half_of_its_statements_false_in_a_seeded_order() -> None:
         assert all(len(p) == n and sum(p) in (n // 2, (n + 1) // 2) for p in plans)
         assert false_plan(n, 7) == false_plan(n, 7)
     assert len({tuple(false_plan(5, seed)) for seed in range(40)}) > 5  # not one fixed order
+
+
+def test_only_a_chat_generator_of_the_user_s_own_restates() -> None:
+    # The bundled 1.5B model changed the meaning of 4 of the 9 statements it restated
+    # (docs/generation.md): it keeps the statement; a larger model of the user's restates.
+    assert not restates("chat", "qwen2.5-coder-1.5b-instruct")
+    assert restates("chat", "/models/my-own-7b.gguf")
+    assert restates("chat", "openai:gpt-4o-mini")
+    assert not restates("fewshot", "/models/my-own-7b.gguf")

@@ -49,6 +49,8 @@ class BuildContext:
     #: Whether the next true/false statement is to be false (the quiz's plan,
     #: `true_false.false_plan`); None: a seeded coin decides.
     false_statement: bool | None = None
+    #: Whether true/false statements are restated by the generator (`true_false.restates`).
+    restates_statements: bool = False
 
     @property
     def judge(self) -> Provider | None:
