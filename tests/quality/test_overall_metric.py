@@ -177,3 +177,19 @@ def test_overall_on_the_bundled_models_prefers_the_sound_item() -> None:
     good.scores["signals"] = SignalsMetric().score(good, ctx)
     again = metric.score(good, ctx)
     assert again.value == result.value
+
+
+def test_cached_overall_results_from_before_the_option_checks_are_not_reused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The evaluation cache keys a result by the metric's identity: results stored before the
+    overall result carried the option checks and the disputed key must be computed again."""
+    from quizsmith.metrics.base import MetricContext
+    from quizsmith.quality import metric as quality_metric
+
+    ctx = MetricContext()
+    now = quality_metric.OverallMetric().cache_identity(ctx)
+    monkeypatch.setattr(quality_metric, "OVERALL_EVIDENCE_VERSION", 1)
+    before = quality_metric.OverallMetric().cache_identity(ctx)
+    assert now != before
+    assert now["model"] == before["model"]  # the same model file: only the evidence differs

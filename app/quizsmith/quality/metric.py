@@ -34,7 +34,7 @@ overall estimate and the `signals` results it reads cannot drift apart.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from quizsmith.domain import ONE_DISTRACTOR, Flag, Item, ScoreResult, distractor_warning
 from quizsmith.errors import QuizsmithError
@@ -131,6 +131,11 @@ def signals_config(ctx: MetricContext) -> dict[str, Any]:
         config["answer_reader"] = answering.info.label()
         config["reader_version"] = READER_VERSION
     return config
+
+
+#: Bumped when the overall result's evidence or flags change, so that cached evaluation
+#: results are recomputed (`OverallMetric.cache_identity`).
+OVERALL_EVIDENCE_VERSION: Final = 2
 
 
 class SignalsMetric(Metric):
@@ -355,7 +360,14 @@ class OverallMetric(Metric):
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else None
         types = type_estimate.calibration_path()
         calibrated = hashlib.sha256(types.read_bytes()).hexdigest()[:16] if types.exists() else None
-        return {"signals_version": SIGNALS_VERSION, "model": digest, "types": calibrated}
+        # "evidence": what the result carries beside the number; 2 since the option checks
+        # and the reader's disputed key (issue 45), which results cached before lack.
+        return {
+            "signals_version": SIGNALS_VERSION,
+            "model": digest,
+            "types": calibrated,
+            "evidence": OVERALL_EVIDENCE_VERSION,
+        }
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
         from quizsmith.quality.overall_model import load_active_model, signals_profile
