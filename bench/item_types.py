@@ -15,8 +15,9 @@ native speakers' `rel` label (T: exactly one option fits, F: not). From each lab
     python bench/item_types.py report                           # AUC, CV, thresholds
 
 `collect` appends one line per item to packaging/estimators/item_types.jsonl (light
-profile's reader, Gemma 270M, as `quality.metric._reader` picks it); `report` writes
-bench/results/item_types.md/.json (evaluation/item_type_calibration.py measures). The
+profile's reader, Gemma 270M, as `quality.metric._reader` picks it); `report` writes the
+`item_types` section of bench/results/estimators.json (evaluation/item_type_calibration.py
+measures). The
 shipped resources/item_type_calibration.json is built from the same readings by
 `python -m quizsmith.evaluation.train_estimator --config packaging/estimators/item_types.toml`.
 """
@@ -167,7 +168,7 @@ def report(args: argparse.Namespace) -> None:
     data: dict[str, Any] = {"machine": machine(), "revision": git_revision(), "seed": 27}
     data.update(calibration_report(rows))
     print(json.dumps({k: v for k, v in data.items() if k != "machine"}, indent=1))
-    write_results("item_types", data, markdown(data))
+    write_results("estimators", data, markdown(data), section="item_types")
 
 
 def markdown(data: dict[str, Any]) -> str:

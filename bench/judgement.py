@@ -11,7 +11,7 @@ re-run only computes what is missing). `--greedy N` also computes NACo's free-te
 extractive answer ("generate", the earlier default) for the first N QGEval records, cached in
 bench/results/greedy-answers.jsonl, to compare the two ways of answering.
 
-Reports (docs/evaluation/judgement.md + .json):
+Reports (the `judgement` section of bench/results/estimators.json and docs/benchmarks.md):
 1. answerability: each way of answering against the human answerability and answer
    consistency ratings (Pearson r, 95% bootstrap interval);
 2. the overall estimate: out-of-fold predictions (5 folds grouped by passage, the model
@@ -435,7 +435,7 @@ def main() -> None:
         # fits it from them): all of them, in this order (the folds depend on it).
         write_jsonl(ITEMS_FILE, overall_rows(records, scores))
         data["exported"] = {"path": str(ITEMS_FILE.relative_to(ROOT)), "items": len(records)}
-    write_results("judgement", data, markdown(data))
+    write_results("estimators", data, markdown(data), section="judgement")
     print(markdown(data))
 
 

@@ -26,10 +26,11 @@ reading key) and their readings to packaging/estimators/, from which
 `python -m quizsmith.evaluation.train_estimator --config packaging/estimators/overall_standard.toml`
 fits resources/overall_model_standard.joblib (this script no longer writes it).
 
-Per-item results (with the seconds each took) go to bench/results/standard-reader.jsonl,
-which a re-run extends. `--report` correlates each signal with the raters' answer
-consistency and acceptance (Pearson r; 95% intervals by bootstrapping passages, since a
-passage's 15 questions are not independent) and writes bench/results/standard_reader.md.
+Per-item results (with the seconds each took) go to
+packaging/estimators/standard_reader_items.jsonl, which a re-run extends. `--report`
+correlates each signal with the raters' answer consistency and acceptance (Pearson r; 95%
+intervals by bootstrapping passages, since a passage's 15 questions are not independent) and
+writes the `standard_reader` section of bench/results/estimators.json.
 Nothing is fitted here, so no cross-validation is needed for these figures.
 """
 
@@ -71,8 +72,10 @@ MODEL = "qwen2.5-coder-1.5b-instruct"
 #: question minus after this): a reader signal until version 2 dropped it (quality/reader.py);
 #: --relikelihood still records it, so its correlation stays on file.
 NEUTRAL_QUESTION = "What is mentioned in the text?"
-RESULTS = Path(__file__).resolve().parent / "results" / "standard-reader.jsonl"
+#: The 1.5B reader's per-item readings: the standard overall model's input data, kept beside
+#: its config (packaging/estimators/overall_standard.toml; issue 49).
 ESTIMATORS = Path(__file__).resolve().parents[1] / "packaging" / "estimators"
+RESULTS = ESTIMATORS / "standard_reader_items.jsonl"
 #: The standard model's training items and their readings, beside the config that fits it.
 ITEMS_FILE = ESTIMATORS / "overall_standard.jsonl"
 READINGS_FILE = ESTIMATORS / "overall_standard_readings.jsonl"
@@ -307,7 +310,7 @@ def report(args: argparse.Namespace) -> None:
         f"{flag['recall']:.2f}.",
         "",
     ]
-    write_results("standard_reader", data, "\n".join(md))
+    write_results("estimators", data, "\n".join(md), section="standard_reader")
     print("\n".join(md))
 
 

@@ -48,8 +48,8 @@ from judgement import pearson
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 DATA = SHARED / "data" / "quizdesign" / "quiz_design_groups_dev.jsonl"
 #: Quiz Design's rows, and QGEval's questions read the same way on the light profile (their
-#: 1.5B reader signals are already in standard-reader.jsonl), so that every candidate is
-#: measured on both targets; the two sets' keys differ.
+#: 1.5B reader signals are already in packaging/estimators/standard_reader_items.jsonl), so
+#: that every candidate is measured on both targets; the two sets' keys differ.
 RESULTS = Path(__file__).resolve().parent / "results" / "teacher-decisions.jsonl"
 
 
@@ -192,7 +192,8 @@ def with_qgeval_reader(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """QGEval rows (light signals) with the 1.5B reader's signals beside them, read by
     bench/standard_reader.py (keyed passage id + question index); rows it has not read keep
     no reader values (missing, as for an item the reader could not score)."""
-    reader = per_item_results(Path(__file__).parent / "results" / "standard-reader.jsonl", "key")
+    readings = Path(__file__).parents[1] / "packaging/estimators/standard_reader_items.jsonl"
+    reader = per_item_results(readings, "key")
     passages = json.loads((SHARED / "qgeval" / "instances.json").read_text(encoding="utf-8"))
     index = {
         (str(p["id"]), q["prediction"]): f"{p['id']}#{i}"
