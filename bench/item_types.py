@@ -172,14 +172,35 @@ def report(args: argparse.Namespace) -> None:
 
 
 def markdown(data: dict[str, Any]) -> str:
-    body = json.dumps({k: v for k, v in data.items() if k != "machine"}, indent=1)
-    return (
-        "# True/false and fill-in-the-blank on CELA (bench/item_types.py)\n\n"
-        f"Machine: {data['machine']['cpu']}, {data['machine']['date']}. "
-        f"Reader: {data['reader']}.\n\n"
-        'See docs/evaluation.md, "True/false and fill-in-the-blank", for the reading.\n\n'
-        f"```json\n{body}\n```\n"
-    )
+    """Tables of each signal's AUC and each fit's out-of-fold figures (the full numbers are in
+    bench/results/estimators.json)."""
+    lines = [
+        "# True/false and fill-in-the-blank on CELA (bench/item_types.py)",
+        "",
+        f"`bench/item_types.py report` at {data['revision']}, {data['machine']['date']}, "
+        f"{data['machine']['cpu']}; reader {data['reader']}. AUC [95% interval, tests "
+        'resampled]; docs/evaluation.md, "True/false and fill-in-the-blank", reads them.',
+        "",
+        "| item type | n | signal or fit | AUC | out-of-fold Brier (base) |",
+        "| --- | ---: | --- | --- | --- |",
+    ]
+    for kind, n_key in (("tf", "n_statements"), ("cloze", "n")):
+        part = data.get(kind) or {}
+        for name, sig in part.get("signals", {}).items():
+            low, high = sig["auc_ci"]
+            auc = f"{sig['auc']:.3f} [{low:.2f}, {high:.2f}]"
+            lines.append(f"| {kind} | {part[n_key]} | {name} | {auc} | |")
+        fits = part.get("fits") or ({"logistic": part} if "oof_auc" in part else {})
+        for name, fit in fits.items():
+            ci = fit["oof_auc_ci"]
+            brier = fit.get("oof_brier", fit.get("oof_brier_weighted"))
+            base = part.get("base_brier", part.get("base_brier_weighted"))
+            chosen = " (shipped)" if name == part.get("chosen") else ""
+            lines.append(
+                f"| {kind} | {part[n_key]} | fit: {name}{chosen} | {fit['oof_auc']:.3f} "
+                f"[{ci[0]:.2f}, {ci[1]:.2f}] | {brier:.4f} ({base:.4f}) |"
+            )
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
