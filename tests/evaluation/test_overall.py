@@ -143,7 +143,7 @@ def test_fit_needs_both_decisions() -> None:
 
 def test_shipped_model_loads_and_predicts_in_range() -> None:
     if not shipped_model_path().exists():
-        pytest.fail(f"{shipped_model_path()} is missing: run bench/judgement.py --ship")
+        pytest.fail(f"{shipped_model_path()} is missing: CONTRIBUTING.md, Rebuilding ...")
     model = OverallModel.load(shipped_model_path())
     assert model.info["training"]["items"] > 0 and model.used
     # Reference-free: nothing it uses needs a reference question.

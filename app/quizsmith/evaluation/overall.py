@@ -2,14 +2,14 @@
 small model fitted on human decisions that turns the metric outputs into the probability
 that a teacher accepts the item. The app loads and predicts with it in
 quality/overall_model.py (one model per model profile); this module fits it with grouped
-out-of-fold estimates (`quizsmith eval --fit`, bench/judgement.py --ship) and refits it on
+out-of-fold estimates (`quizsmith eval --fit`, evaluation/train_estimator.py) and refits it on
 the teacher's own decisions (`quizsmith refit`).
 
 The shipped model is a `BlendClassifier` (quality/overall_model.py: a spline logistic
-regression and shallow boosted trees, averaged; `bench/judgement.py --ship` picks the kind
-with the best QGEval figure out of fold). A refit's default model: scikit-learn's
-RandomForestClassifier (100 trees, depth <= 4, leaves of at least n/40 items clipped to
-5-50, seeded; see ESTIMATOR_PARAMS for the comparison behind it).
+regression and shallow boosted trees, averaged: the kind `bench/judgement.py` measured best
+on QGEval out of fold, named in packaging/estimators/overall_*.toml). A refit's default
+model: scikit-learn's RandomForestClassifier (100 trees, depth <= 4, leaves of at least n/40
+items clipped to 5-50, seeded; see ESTIMATOR_PARAMS for the comparison behind it).
 Why: it needs no feature scaling across 0-1 and 1-5 scales, copes with the missing-feature
 pattern (an item without a reference has no overlap features; a short-answer item has no
 KDA/EXAM) through the indicator columns, and its leaf averages are probabilities in [0, 1].

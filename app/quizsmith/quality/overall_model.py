@@ -4,7 +4,8 @@ The overall estimate (KDA paper, section 4.3 and Table 7) is a small model fitte
 decisions that turns metric outputs into the probability that a teacher accepts the item.
 This module is its home in the app: where each profile's file lives, loading it with its
 checks, and predicting. evaluation/overall.py only fits and checks such models (`quizsmith
-eval --fit`, `quizsmith refit`, bench/judgement.py --ship) and writes them with `save`.
+eval --fit`, `quizsmith refit`, `python -m quizsmith.evaluation.train_estimator`) and writes
+them with `save`.
 
 One model per profile (settings.PROFILES): the light profile's is the shipped
 resources/overall_model.joblib, fitted on signals from the light models (Gemma 270M reads,
@@ -127,6 +128,13 @@ def metrics_read_by_active_model(profile: str | None = None) -> frozenset[str] |
     return metrics_read(used)
 
 
+#: How a shipped model is rebuilt from its checked-in config (CONTRIBUTING.md, "Rebuilding the
+#: shipped estimators").
+_REBUILD = (
+    "python -m quizsmith.evaluation.train_estimator --config packaging/estimators/{name}.toml"
+)
+
+
 def signal_versions() -> dict[str, int]:
     """The versions of the signals a model is fitted on, as its info records them."""
     from quizsmith.quality.reader import READER_VERSION
@@ -204,13 +212,13 @@ class OverallModel:
         # (A model saved before the reader had versions read its first form: 1.)
         info, versions = blob.get("info", {}), signal_versions()
         for key, features, what, default, ship in (
-            ("signals_version", "sig.", "quality", None, "bench/judgement.py --ship"),
+            ("signals_version", "sig.", "quality", None, _REBUILD.format(name="overall_light")),
             (
                 "reader_version",
                 "sig.reader_",
                 "reader",
                 1,
-                "bench/standard_reader.py --report --ship",
+                _REBUILD.format(name="overall_standard"),
             ),
         ):
             fitted, current = info.get(key, default), versions[key]
