@@ -14,11 +14,14 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+# The app's own provenance stamp, so that bench results and shipped estimators name a revision
+# the same way.
+from quizsmith.evaluation.train_estimator import git_revision as git_revision
 
 RESULTS = Path(__file__).parent / "results"
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
@@ -54,15 +57,6 @@ def machine() -> dict[str, Any]:
 
 def median(values: list[float]) -> float:
     return float(statistics.median(values))
-
-
-def git_revision() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def write_results(

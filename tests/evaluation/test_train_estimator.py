@@ -163,3 +163,44 @@ def test_every_shipped_artefact_names_the_command_and_config_that_rebuild_it() -
             f"{config.relative_to(ROOT).as_posix()}",
             "config": config.relative_to(ROOT).as_posix(),
         }, sidecar
+
+
+@pytest.mark.parametrize(
+    ("config_text", "items_text", "expected"),
+    [
+        (
+            'artefact = "overall"\noutput = "m.joblib"\n[data]\nitems = "missing.jsonl"\n',
+            None,
+            "cannot be read",
+        ),
+        (
+            'artefact = "overall"\noutput = "m.joblib"\n[data]\nitems = "items.jsonl"\n',
+            '{"id": "a"}\n{"id": \n',
+            "line 2",
+        ),
+        (
+            'artefact = "overall"\noutput = "m.joblib"\n[data]\nitems = "items.jsonl"\n',
+            "[1, 2]\n",
+            "line 1: not a JSON object",
+        ),
+        ('artefact = "overall"\n[data]\nitems = "items.jsonl"\n', "", "`output`"),
+        ('artefact = "forest"\n', "", "`artefact`"),
+        ("artefact = \n", "", "cannot be read"),
+    ],
+)
+def test_a_bad_config_or_items_file_is_a_clear_error(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    config_text: str,
+    items_text: str | None,
+    expected: str,
+) -> None:
+    config = tmp_path / "estimator.toml"
+    config.write_text(config_text, encoding="utf-8")
+    if items_text is not None:
+        (tmp_path / "items.jsonl").write_text(items_text, encoding="utf-8")
+    assert train_estimator.main(["--config", str(config)]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("error: ") and expected in error
+    assert "Traceback" not in error
+    assert not (tmp_path / "m.joblib").exists()

@@ -46,20 +46,52 @@ def load_config(path: Path) -> dict[str, Any]:
     try:
         config = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise QuizsmithError(f"The estimator config {path} cannot be read ({exc}).", "") from None
+        raise QuizsmithError(
+            f"The estimator config {path} cannot be read ({exc}).",
+            "Name one of the TOML files in packaging/estimators/.",
+        ) from None
     if config.get("artefact") not in ARTEFACTS:
         raise QuizsmithError(
             f"{path}: `artefact` must be one of {', '.join(ARTEFACTS)}.",
             "Name what the config builds.",
         )
     if not isinstance(config.get("data"), dict) or "items" not in config["data"]:
-        raise QuizsmithError(f"{path}: [data] must name the per-item `items` file.", "")
+        raise QuizsmithError(
+            f"{path}: [data] must name the per-item `items` file.", 'Add items = "NAME.jsonl".'
+        )
+    if not isinstance(config.get("output"), str):
+        raise QuizsmithError(
+            f"{path}: `output` must name the file to write.", 'Add output = "PATH".'
+        )
     return config
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines if line.strip()]
+    """The rows of a per-item file; a missing file or a line that is no JSON object is an
+    error naming the file (and the line)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuizsmithError(
+            f"The per-item file {path} cannot be read ({exc}).",
+            "Export it first (CONTRIBUTING.md, Rebuilding the shipped estimators).",
+        ) from None
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            row, problem = None, str(exc)
+        else:
+            problem = "not a JSON object"
+        if not isinstance(row, dict):
+            raise QuizsmithError(
+                f"{path}, line {number}: {problem}.", "Export the file again; do not edit it."
+            )
+        rows.append(row)
+    return rows
 
 
 def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
@@ -178,6 +210,7 @@ def train_overall(config: Mapping[str, Any], folder: Path) -> Any:
 
 # -- the item-type calibration ----------------------------------------------------------------
 def git_revision() -> str:
+    """The checkout's short commit, for provenance ("unknown" outside a git checkout)."""
     try:
         return subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True

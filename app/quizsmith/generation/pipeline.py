@@ -147,7 +147,8 @@ def generate_items(
             passage_terms=dict(analysis.terms),
             qa_knows_kinds=qa is not None and writer.profile_for(qa, settings) == "chat",
             made_keys={a.casefold() for a in request.avoid_answers},
-            restates_statements=true_false.restates(profile, settings.role("generator")),
+            restates_statements="tf" in request.types
+            and true_false.restates(profile, settings.role("generator")),
         )
         metric_ctx = MetricContext(
             settings=settings,

@@ -192,10 +192,10 @@ def _question_messages(
     ]
 
 
-def chat_head(content: str) -> str:
-    """The part of a chat question prompt's user message that is the same for every item
-    (rules and examples): what a local model keeps the state of."""
-    return content.split(STEM_CHAT_HEAD_END)[0] + STEM_CHAT_HEAD_END
+def chat_head(content: str, end: str = STEM_CHAT_HEAD_END) -> str:
+    """The part of a chat prompt's user message up to `end`, the same for every item (rules
+    and examples): what a local model keeps the state of."""
+    return content.split(end)[0] + end
 
 
 def distractors_fewshot(question: str, answer: str) -> str:
@@ -306,11 +306,6 @@ def reword_chat(statement: str) -> list[dict[str, str]]:
             'Reply as JSON with the key "statement".',
         },
     ]
-
-
-def reword_head(content: str) -> str:
-    """The restatement prompt's part that is the same for every statement."""
-    return content.split(REWORD_HEAD_END)[0] + REWORD_HEAD_END
 
 
 def _one_line(text: str) -> str:

@@ -19,7 +19,7 @@ import re
 from difflib import SequenceMatcher
 from typing import Any, Final
 
-from quizsmith.errors import OutputParseError, ProviderError
+from quizsmith.errors import OutputParseError
 from quizsmith.generation import prompts
 from quizsmith.generation.build_context import CHAT_PROFILE, BuildContext
 from quizsmith.generation.parser import parse
@@ -102,12 +102,12 @@ def reword(
             temperature=0.0,
             seed=seed,
             json_schema=prompts.REWORD_SCHEMA,
-            reuse_prefix=prompts.reword_head(messages[-1]["content"]),
+            reuse_prefix=prompts.chat_head(messages[-1]["content"], prompts.REWORD_HEAD_END),
         )
     except OutputParseError as exc:
+        # Like every other model call of generation (writer.py): output that does not parse
+        # drops this attempt; a server or key problem stops the job with its own message.
         return Written(None, f"the model's restatement did not parse ({exc.message})")
-    except ProviderError as exc:
-        return Written(None, f"the model could not restate it ({exc.message})")
     data: Any = result.data
     text = " ".join(str(data.get("statement", "")).split()) if isinstance(data, dict) else ""
     reason = rewording_problem(statement, text, keep=keep, drop=drop)

@@ -70,7 +70,7 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
         "standard profile only: the 1.5B reader's answer shares no word with the key, but it "
         "finds the key likely enough (else reader-rejects-key): out of fold 35% [20%, 52%] of "
         "101 such QGEval questions were rated below 2.5 for answer consistency (base rate "
-        "26%; bench/reader_flag.py)",
+        "26%; the reader_flag study, studies/README.md)",
     ),
     "statement-is-question": FlagRule(
         "warning",
@@ -93,7 +93,7 @@ FLAG_POLICY: Final[dict[str, FlagRule]] = {
         "key's mean log-probability as its reply is below a cut (-0.62, quality/reader.py); "
         "the cut chosen in each of 5 passage-grouped folds, out of fold 64% [56%, 74%] of 466 "
         "raised QGEval questions had answer consistency < 2.5 (base rate 26%, recall 39%; "
-        "bench/reader_flag.py)",
+        "the reader_flag study, studies/README.md)",
     ),
     "reader-disagrees": FlagRule(
         "info",

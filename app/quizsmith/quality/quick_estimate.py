@@ -6,10 +6,10 @@ median 3.6 s on two cores, 2.5 s of it the 1.5B model reading the passage
 The light profile's overall model reads exactly those signals, so the item editor's chip can
 show its estimate, marked as quick, until the standard estimate replaces it (issue 26's first
 chip < 1 s). It is a real estimate with its own measured validity (3,000 QGEval questions,
-both out of fold: r 0.409 with acceptance against the full estimate's 0.474;
-bench/quick_estimate.py, docs/evaluation.md), never stored, never a ScoreResult:
-only the text of a part (`MetricContext.part`) that the live chip shows greyed, with the
-dots of a score still coming.
+both out of fold: r 0.409 with acceptance against the full estimate's 0.474; the
+quick_estimate study in studies/README.md, docs/evaluation.md), never stored, never a
+ScoreResult: only the text of a part (`MetricContext.part`) that the live chip shows
+greyed, with the dots of a score still coming.
 """
 
 from __future__ import annotations

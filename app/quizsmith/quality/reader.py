@@ -41,11 +41,12 @@ ANSWER_TOKENS = 32
 #: the answer (one passage reading per item instead of two).
 READER_VERSION = 2
 #: Where the reader answers otherwise (F1 0) *and* its key's mean log-probability as the
-#: reply is below this, the question most likely asks for something else: the cut
-#: bench/reader_flag.py picks on all of QGEval (the highest with training precision >= 0.65,
-#: -0.62). Chosen the same way in each of 5 passage-grouped folds (cuts -0.26 to -0.87), the
-#: rule was right on 64% [56%, 74%] of the 466 questions it raised out of fold (answer
-#: consistency < 2.5; base rate 26%; recall 39%). Measured for READER_VERSION 2 only.
+#: reply is below this, the question most likely asks for something else: the cut the
+#: reader_flag study (studies/README.md) picks on all of QGEval (the highest with training
+#: precision >= 0.65, -0.62). Chosen the same way in each of 5 passage-grouped folds (cuts
+#: -0.26 to -0.87), the rule was right on 64% [56%, 74%] of the 466 questions it raised out
+#: of fold (answer consistency < 2.5; base rate 26%; recall 39%). Measured for
+#: READER_VERSION 2 only.
 KEY_UNLIKELY_BELOW = -0.62
 #: The reader answered otherwise and finds the key unlikely (a warning; `reader_flag`).
 READER_REJECTS_KEY = "reader-rejects-key"
@@ -130,7 +131,8 @@ def answers_more_flag(answer: str, metric: str) -> Flag:
 
 def reader_flag(answer: str, key_lp: Any, metric: str) -> Flag:
     """The reader answered something else: a warning where it also finds the key unlikely
-    as its reply (measured right often enough, bench/reader_flag.py), else a hint."""
+    as its reply (measured right often enough: the reader_flag study, studies/README.md),
+    else a hint."""
     quoted = f"\u201c{answer[:80]}\u201d"
     if isinstance(key_lp, int | float) and key_lp < KEY_UNLIKELY_BELOW:
         return Flag(
