@@ -3,9 +3,10 @@
 The passages are those of bench/passages.toml (24 original passages in six subjects, a third
 of them pasted from web pages with their citation marks; the file says more), in name order,
 the same for both profiles. On each, a 5-item multiple-choice quiz as the app makes it
-(overgenerate-and-rank: 3 candidates per target ranked by the overall estimate, which is the
-live set). Each profile runs in a child process of its own, so that its peak memory (the
-child's maximum resident set) is its own, and starts cold: the seconds to the first item of
+(the app's default candidates per target: 1 with the standard profile's chat model, 3 with the
+light profile's few-shot models, ranked by the overall estimate, which is the live set). Each
+profile runs in a child process of its own, so that its peak memory (the child's maximum
+resident set) is its own, and starts cold: the seconds to the first item of
 the first quiz include loading the models; the other quizzes are warm.
 
 Reported per profile: seconds to the first item and to all five (medians over the warm
@@ -91,7 +92,7 @@ def run_quiz(name: str, text: str, n: int, settings: Any) -> dict[str, Any]:
     from quizsmith.metrics.flag_policy import is_hint
     from quizsmith.providers.host_client import forget_kept_state
 
-    request = GenerationRequest(n=n, types=("mcq",), rank=True, candidates_per_target=3)
+    request = GenerationRequest(n=n, types=("mcq",), rank=True)
     forget_kept_state()
     started = time.perf_counter()
     items, at = [], []
@@ -385,7 +386,8 @@ def main() -> None:
         f"--threads {args.threads}` at revision {git_revision()}, {info['date']}; {info['cpu']}, "
         f"{info['logical_cpus']} logical CPUs. {len(words)} passages of bench/passages.toml "
         f"({min(words)}-{max(words)} words, median {median(words):.0f}), one "
-        f"{args.n}-item multiple-choice quiz each, ranked (3 candidates per target), each "
+        f"{args.n}-item multiple-choice quiz each, ranked (the default candidates per target: "
+        "1 standard, 3 light), each "
         "profile in a process of its own, started cold.",
         "",
         "| profile (generator) | first item, cold (s) | first item, warm (median s) | "

@@ -37,8 +37,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--candidates",
         type=positive_int,
-        default=3,
-        help="candidates per fact, best kept (default 3)",
+        default=None,
+        help="candidates per fact, best kept (default: 1 with a chat model, which writes "
+        "each question with its own answer; 3 with a few-shot model, the light profile)",
     )
     p.add_argument(
         "--no-rank", action="store_true", help="keep the first valid candidate, no scoring"

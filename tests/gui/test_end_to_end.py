@@ -89,7 +89,7 @@ def test_paste_generate_edit_accept_export(
     model_host: Any, window: Any, qtbot: Any, bank: ItemBank, tmp_path: Path
 ) -> None:
     paste_passage(window, qtbot, "Photosynthesis (pasted)")
-    worker = generate(window, qtbot, n=3, candidates=3)  # the panel's default
+    worker = generate(window, qtbot, n=3, candidates=3)
     with qtbot.waitSignal(worker.signals.done, timeout=GENERATION_TIMEOUT_MS):
         pass
     assert worker.outcome == "finished", messages.shown[-1].text() if messages.shown else ""

@@ -273,3 +273,13 @@ def test_generation_ranks_true_false_by_kda_and_scores_the_kept_one_overall() ->
     assert "overall" not in rank_metrics("tf") and "kda" in rank_metrics("tf")
     assert "overall" in kept_metrics("tf")
     assert rank_metrics("mcq")[-1] == "overall"
+
+
+def test_the_kept_item_is_not_scored_again_with_what_ranked_it_when_nothing_new_is_read() -> None:
+    from quizsmith.generation.rank import kept_metrics, rank_metrics
+
+    # A multiple-choice item is ranked by the overall estimate; on the shipped live set no
+    # other metric feeds it, so a second estimate would repeat the first.
+    assert rank_metrics("mcq") == ["overall"]
+    assert kept_metrics("mcq", "standard") == []
+    assert kept_metrics("mcq", "light") == []

@@ -163,6 +163,23 @@ def parse_phrase(text: str) -> Constituent | None:
     return None
 
 
+def whole_phrases(analysis: PassageAnalysis, start: int, end: int) -> list[tuple[int, int]]:
+    """The parser's noun chunks and named entities between passage offsets `start` and `end`
+    (a fact sentence) as they stand, qualifiers kept ("less than 100 millimetres", "about a
+    quarter"), each holding one of the analysis's constituents: the phrases a model may name
+    as its answer beyond the trimmed constituents (`constituent_targets.followed_target`)."""
+    clean = masked(analysis.text)
+    doc = parse(clean[start:end])
+    inner = [c for c in analysis.constituents if start <= c.start and c.end <= end]
+    found = []
+    for span in [*doc.noun_chunks, *doc.ents]:
+        a, b = start + span.start_char, start + span.end_char
+        words = len(span.text.split())
+        if words <= MAX_ANSWER_WORDS and any(a <= c.start and c.end <= b for c in inner):
+            found.append((a, b))
+    return found
+
+
 def parse_in_place(analysis: PassageAnalysis, key: Constituent, text: str) -> Constituent | None:
     """`text` read where the key stands in its sentence ("Antigone is a tragedy by
     Euripides" for the key Sophocles): a name on its own is often mistyped by the parser, in
@@ -296,12 +313,16 @@ def _entity(ent: Span, offset: int, index: int) -> Constituent | None:
             if label in _DATE_LABELS and tokens[0].pos_ not in ("DET", "ADP", "ADV"):
                 break
             tokens = tokens[1:]
+        while tokens and tokens[-1].pos_ in ("CCONJ", "PUNCT"):
+            tokens = tokens[:-1]  # "11,000 and" of "between 11,000 and 5,000 years ago"
         if not tokens or not any(_numeric(t) for t in tokens):
             return None  # "less than a dollar", "spring": no value to ask for
         before = tokens[0].i - 1
         if before >= 0 and tokens[0].doc[before].is_currency:
             tokens = [tokens[0].doc[before], *tokens]  # "$" + "29"
         kind: ConstituentKind = "date" if label in _DATE_LABELS else "number"
+        if kind == "number":
+            tokens = _with_counted_noun(tokens)
         span = tokens[0].doc[tokens[0].i : tokens[-1].i + 1]
         head = _unit_of(span) if kind == "number" else ""
         return _make(span, offset, index, kind, label, head)
@@ -357,6 +378,29 @@ def _make(
 
 def _numeric(token: Token) -> bool:
     return bool(token.like_num) or any(ch.isdigit() for ch in token.text)
+
+
+def _with_counted_noun(tokens: list[Token]) -> list[Token]:
+    """A number entity with the noun it counts where the entity stops before it: the NER
+    tags "less than 100" (CARDINAL) in "less than 100 millimetres of rain", and the parser
+    says "100" is the number (`nummod`) of the next word, "millimetres"; the answer is then
+    "100 millimetres", not a bare "100" (seen on the bench's Sahara passage, 2026-11-29)."""
+    last = tokens[-1]
+    doc = last.doc
+    following = doc[last.i + 1] if last.i + 1 < len(doc) else None
+    first = tokens[0].i
+    # "group 1 elements": a number after a noun names it (group 1); it counts nothing.
+    names_one = first > 0 and doc[first - 1].pos_ in ("NOUN", "PROPN")
+    if (
+        following is not None
+        and not names_one
+        and last.dep_ == "nummod"
+        and last.head.i == following.i
+        and following.pos_ == "NOUN"
+        and not following.ent_type_
+    ):
+        return [*tokens, following]
+    return tokens
 
 
 def _unit_of(span: Span) -> str:

@@ -14,8 +14,9 @@ class GenerationRequest:
     n: int = 5
     types: tuple[str, ...] = ("mcq",)
     difficulty: str | None = None
-    #: Overgenerate: candidate items per target; the best by the live metrics is kept.
-    candidates_per_target: int = 3
+    #: Overgenerate: candidate items per target; the best by the live metrics is kept. None:
+    #: the generator's default (`default_candidates`).
+    candidates_per_target: int | None = None
     #: Rank candidates with the live metrics (NACo k=1 + KDA); off: keep the first valid one.
     rank: bool = True
     #: Sentences (or spans) of the passage the teacher wants asked about, first.
@@ -41,8 +42,27 @@ class GenerationRequest:
             raise ValueError(f"types must be some of {', '.join(ITEM_TYPES)}.")
         if self.difficulty is not None and self.difficulty not in DIFFICULTIES:
             raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}.")
-        if not 1 <= self.candidates_per_target <= 10:
+        if self.candidates_per_target is not None and not 1 <= self.candidates_per_target <= 10:
             raise ValueError("candidates_per_target must be between 1 and 10.")
+
+    def candidates_for(self, profile: str) -> int:
+        """The candidates per target asked for, else the generator profile's default."""
+        if self.candidates_per_target is not None:
+            return self.candidates_per_target
+        return default_candidates(profile)
+
+
+#: Candidates per target when the request names none, by generator profile. A chat generator
+#: writes one: its first question is written with its own answer, and those read better than
+#: the answer-aware ones it samples after (4 of 9 usable against 2 of 20 on six bench
+#: passages, docs/generation.md); three cost 2-3 times the time (issue 44's speed target).
+#: A few-shot (light) generator keeps three: its second is the rule-made question.
+CHAT_CANDIDATES = 1
+FEWSHOT_CANDIDATES = 3
+
+
+def default_candidates(profile: str) -> int:
+    return CHAT_CANDIDATES if profile == "chat" else FEWSHOT_CANDIDATES
 
 
 @dataclass

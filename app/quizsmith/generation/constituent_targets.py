@@ -12,7 +12,12 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Final
 
-from quizsmith.generation.analysis import Constituent, PassageAnalysis, fact_sentences
+from quizsmith.generation.analysis import (
+    Constituent,
+    PassageAnalysis,
+    fact_sentences,
+    whole_phrases,
+)
 from quizsmith.generation.target import Target, TargetKind
 from quizsmith.metrics.squad import normalize_answer
 
@@ -95,6 +100,15 @@ def followed_target(
         if inside and normalize_answer(c.text) == wanted and c.text.casefold() not in avoid:
             kind = _TARGET_KIND[c.kind]
             return replace(target, answer=c.text, answer_start=c.start, kind=kind)
+    # A whole noun chunk or entity with its qualifier ("less than 100 millimetres" where the
+    # constituent is "100 millimetres"): the model asks for the fact as stated, and an
+    # answer-aware question about the bare number read it as a minimum (2026-11-29).
+    for a, b in whole_phrases(analysis, target.fact_start, target.fact_end):
+        text = analysis.text[a:b]
+        if normalize_answer(text) == wanted and text.casefold() not in avoid:
+            inner = next(c for c in analysis.constituents if a <= c.start and c.end <= b)
+            kind = _TARGET_KIND[inner.kind]
+            return replace(target, answer=text, answer_start=a, kind=kind)
     return None
 
 

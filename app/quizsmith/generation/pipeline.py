@@ -118,7 +118,9 @@ def generate_items(
             cancel.raise_if_cancelled()
             pipeline()
         who = provider_name(generator)
-        yield Progress(f"Finding facts to ask about ({who} reads the passage)", 0, n)
+        # A chat generator is not asked for key concepts (`_targets`): the parser alone reads.
+        reader = "the parser" if profile == CHAT_PROFILE else who
+        yield Progress(f"Finding facts to ask about ({reader} reads the passage)", 0, n)
         cancel.raise_if_cancelled()
         analysis = analyse(text)
         targets = _targets(analysis, request, generator, profile, cancel)
@@ -187,7 +189,7 @@ def generate_items(
                 build_steps(
                     target,
                     item_type,
-                    request.candidates_per_target,
+                    request.candidates_for(profile),
                     ctx,
                     keep=None if request.rank else 1,
                 ),
@@ -301,12 +303,16 @@ def _targets(
     if profile != CHAT_PROFILE:
         found = [_behind_the_others(t) if t.kind == "term" else t for t in found]
     cancel.raise_if_cancelled()
-    # LLM-proposed key concepts join the rule-based ones; an invented term that is not in the
-    # passage never becomes a target (concept_targets keeps only terms found in a sentence).
-    concepts = writer.propose_concepts(
-        generator, profile, text[:CONCEPT_PROMPT_CHARS], seed=request.seed
-    )
-    found += concept_targets(analysis, concepts)
+    if profile != CHAT_PROFILE:
+        # A few-shot generator's key concepts join the parser's; an invented term that is not
+        # in the passage never becomes a target (concept_targets keeps only constituents). A
+        # chat generator is not asked: it writes each question with its own answer, so it
+        # picks what to ask within each target's sentence, and the call cost 13-28 s before
+        # the first item (bench/generation.py, 2026-11-29).
+        concepts = writer.propose_concepts(
+            generator, profile, text[:CONCEPT_PROMPT_CHARS], seed=request.seed
+        )
+        found += concept_targets(analysis, concepts)
     avoid = {a.casefold() for a in request.avoid_answers}
     found = [t for t in found if t.answer.casefold() not in avoid]
     wanted = max(request.n, int(request.n * SPARE_TARGETS + 0.5))

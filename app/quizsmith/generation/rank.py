@@ -46,6 +46,10 @@ def kept_metrics(item_type: str, profile: str | None = None) -> list[str]:
         types = cls.item_types if cls.generated_item_types is None else cls.generated_item_types
         if item_type in types and (name not in ranked or cls.reads_scores):
             chosen.append(name)
+    if all(name in ranked for name in chosen):
+        # Nothing new to read: a metric that reads the others would only repeat its ranking
+        # score (a second overall estimate per item, 1-12 s on the standard profile).
+        return []
     return registry.run_order(chosen)
 
 

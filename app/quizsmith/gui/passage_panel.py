@@ -95,12 +95,15 @@ class PassagePanel(QWidget):
         for d in DIFFICULTIES:
             self.difficulty_box.addItem(d, d)
         self.candidates_box = QSpinBox()
-        self.candidates_box.setRange(1, 10)
-        self.candidates_box.setValue(3)
+        # 0 is "auto": the question-writing model's default (GenerationRequest.candidates_for).
+        self.candidates_box.setRange(0, 10)
+        self.candidates_box.setValue(0)
+        self.candidates_box.setSpecialValueText("Candidates: auto")
         self.candidates_box.setPrefix("Candidates: ")
         self.candidates_box.setToolTip(
             "Overgenerate: candidates written per fact; the best is kept, the others become "
-            "alternatives. Fewer is faster."
+            "alternatives. Fewer is faster. Auto: 1 with a chat model (it writes each "
+            "question with its own answer), 3 with the light profile's models."
         )
         self.rank_check = QCheckBox("Rank by scores")
         self.rank_check.setChecked(True)
