@@ -149,3 +149,39 @@ def test_every_parse_goes_through_the_locked_parser() -> None:
         if path.name != "parser.py" and direct.search(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+RAINFALL = (
+    "The Atacama is one of the driest places on Earth. Most of the desert gets less than "
+    "15 millimetres of rain a year, and some weather stations have never recorded any. "
+    "Group 2 elements are the alkaline earth metals. Between about 9,000 and 4,000 years "
+    "ago the region was wetter."
+)
+
+
+def test_a_number_takes_the_noun_it_counts_but_not_a_noun_it_names():
+    texts = _texts(analyse(RAINFALL))
+    # The entity stops at the number ("less than 15"); the parser says 15 counts millimetres.
+    assert "15 millimetres" in texts and "15" not in texts
+    # "Group 2 elements": the number names the group, it counts no elements.
+    assert "2 elements" not in texts
+    # A conjunction the entity ended on is no part of the number.
+    assert not any(t.endswith(" and") for t in texts)
+
+
+def test_a_models_answer_may_be_the_whole_phrase_with_its_qualifier():
+    from quizsmith.generation.constituent_targets import followed_target
+
+    analysis = analyse(RAINFALL)
+    target = next(t for t in passage_targets(analysis) if t.answer == "15 millimetres")
+    followed = followed_target(analysis, target, "less than 15 millimetres", set())
+    assert followed is not None
+    assert (followed.answer, followed.kind) == ("less than 15 millimetres", "number")
+    start = followed.answer_start
+    assert RAINFALL[start : start + len(followed.answer)] == followed.answer
+    # A cut through the clause is no phrase of the sentence; a key already asked is not taken.
+    assert followed_target(analysis, target, "gets less", set()) is None
+    assert (
+        followed_target(analysis, target, "less than 15 millimetres", {"less than 15 millimetres"})
+        is None
+    )

@@ -209,3 +209,12 @@ def test_accepting_in_the_editor_removes_the_item_from_the_queue(
     select_item(window, qtbot, sample["warning"])
     window.editor.accept_button.click()
     assert sample["warning"] not in [i.id for i in window.review.model.items()]
+
+
+def test_the_candidates_box_starts_on_auto_the_models_own_default(window: Any) -> None:
+    panel = window.passage_panel
+    assert panel.candidates_box.value() == 0
+    assert panel.candidates_box.text() == "Candidates: auto"
+    assert panel.candidates() is None  # GenerationRequest.candidates_for picks by profile
+    panel.candidates_box.setValue(2)
+    assert panel.candidates() == 2

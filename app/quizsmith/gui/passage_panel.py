@@ -177,3 +177,7 @@ class PassagePanel(QWidget):
     def difficulty(self) -> str | None:
         value = self.difficulty_box.currentData()
         return str(value) if value else None
+
+    def candidates(self) -> int | None:
+        """Candidates per fact; None for "auto", the question-writing model's default."""
+        return self.candidates_box.value() or None

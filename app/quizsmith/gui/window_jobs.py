@@ -38,7 +38,7 @@ class WindowJobs(WindowParts):
                 n=panel.count_box.value(),
                 types=panel.types(),
                 difficulty=panel.difficulty(),
-                candidates_per_target=panel.candidates_box.value() or None,
+                candidates_per_target=panel.candidates(),
                 rank=panel.rank_check.isChecked(),
             )
         except ValueError as exc:

@@ -1,0 +1,72 @@
+"""A chat generator's default: one candidate per fact and no key-concept call (issue 44's
+speed target); a number named by the request still decides (GenerationRequest)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from quizsmith.domain import Passage
+from quizsmith.generation import GenerationRequest, generate_items
+from quizsmith.generation.api import CHAT_CANDIDATES, FEWSHOT_CANDIDATES
+from quizsmith.jobs import CancelToken, run_to_end
+from quizsmith.providers.base import ChatResult, Provider
+from quizsmith.settings import Settings
+
+from .conftest import QuickGenerator
+
+PASSAGE = Passage(
+    text=(
+        "The Atacama Desert lies in northern Chile. Most of it gets less than 15 millimetres "
+        "of rain a year. The first weather station there opened in 1905."
+    ),
+    title="Atacama",
+)
+
+
+class CountingGenerator(QuickGenerator):
+    """QuickGenerator that also counts the key-concept requests it gets."""
+
+    def __init__(self, stem: Callable[[], str]) -> None:
+        super().__init__(stem)
+        self.concepts_asked = 0
+
+    def chat(
+        self, messages: Any, *, json_schema: dict[str, Any] | None = None, **kw: Any
+    ) -> ChatResult:  # type: ignore[override]
+        if json_schema is not None and "key_terms" in json_schema.get("properties", {}):
+            self.concepts_asked += 1
+        return super().chat(messages, json_schema=json_schema, **kw)
+
+
+def _stems() -> Callable[[], str]:
+    numbers = itertools.count(1)
+    return lambda: f"What is the answer to quiz question number {next(numbers)}?"
+
+
+def test_the_request_default_follows_the_profile_and_a_named_number_wins() -> None:
+    assert GenerationRequest().candidates_per_target is None
+    assert GenerationRequest().candidates_for("chat") == CHAT_CANDIDATES == 1
+    assert GenerationRequest().candidates_for("fewshot") == FEWSHOT_CANDIDATES == 3
+    assert GenerationRequest(candidates_per_target=2).candidates_for("chat") == 2
+    with pytest.raises(ValueError, match="between 1 and 10"):
+        GenerationRequest(candidates_per_target=0)
+
+
+def test_a_chat_generator_writes_one_question_per_fact_and_is_not_asked_for_concepts(
+    quick_generation: Callable[[Provider], None],
+) -> None:
+    generator = CountingGenerator(_stems())
+    quick_generation(generator)
+    request = GenerationRequest(n=2, types=("short",), rank=False)
+    _, result = run_to_end(
+        generate_items(PASSAGE, request, settings=Settings(n_threads=1), cancel=CancelToken())
+    )
+    assert len(result.items) == 2, result.dropped
+    assert generator.concepts_asked == 0
+    # One answer-aware question per item (the question with its own answer came back empty).
+    assert generator.stems_asked == 2
+    assert all(not item.alternatives for item in result.items)
