@@ -38,7 +38,10 @@ def register(sub: Any) -> None:
     p.add_argument("--plots", help="write PNG plots into this folder")
     p.add_argument("--cache-dir", help="result cache folder (default: the user cache folder)")
     p.add_argument(
-        "--fit", action="store_true", help="fit the overall model (saved as REPORT.overall.joblib)"
+        "--fit",
+        action="store_true",
+        help="fit the overall model (saved as REPORT.overall.joblib; the shipped models are "
+        "rebuilt by python -m quizsmith.evaluation.train_estimator)",
     )
     p.add_argument(
         "--fit-also",
@@ -54,9 +57,6 @@ def register(sub: Any) -> None:
         choices=["forest", "logistic", "boosting", "blend"],
         help="with --fit: the model kind (default forest; the shipped model is a blend; see "
         "docs/evaluation.md)",
-    )
-    p.add_argument(
-        "--ship", action="store_true", help="with --fit: write resources/overall_model.joblib"
     )
     p.set_defaults(func=_cmd_eval)
 
@@ -75,12 +75,9 @@ def register(sub: Any) -> None:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from quizsmith import paths, settings
-    from quizsmith.errors import QuizsmithError
     from quizsmith.evaluation.runner import run_evaluation
     from quizsmith.jobs import CancelToken
 
-    if args.ship and not args.fit:
-        raise QuizsmithError("--ship only goes with --fit.", "Add --fit, or leave out --ship.")
     names = [m.strip() for m in args.metrics.split(",") if m.strip()]
     cache = Path(args.cache_dir) if args.cache_dir else paths.cache_dir() / "evaluation"
     report_md = Path(args.report).with_suffix(".md")
@@ -115,7 +112,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.plots:
         print(f"Wrote {len(report.plots(args.plots))} plots to {args.plots}.")
     if args.fit:
-        from quizsmith.evaluation.overall import fit_overall, shipped_model_path
+        from quizsmith.evaluation.overall import fit_overall
 
         records, results = list(report.records), list(report.results)
         described = [f"{args.format} {Path(args.dataset).name}"]
@@ -139,8 +136,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             kind=args.estimator,
             description=f"{' + '.join(described)}, metrics {','.join(names)}",
         )
-        target = shipped_model_path() if args.ship else json_path.with_suffix(".overall.joblib")
-        saved, sidecar = model.save(target)
+        # Never the shipped file: that is built from checked-in inputs by its own command,
+        # which its sidecar names (python -m quizsmith.evaluation.train_estimator, issue 49).
+        saved, sidecar = model.save(json_path.with_suffix(".overall.joblib"))
         r = model.info["cv"]["pearson_vs_accept"]["pearson"]["value"]
         print(f"Overall model: grouped-CV Pearson r with acceptance {r}; saved {saved}, {sidecar}.")
     return 0

@@ -69,7 +69,8 @@ def test_eval_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert rc == 2
     err = capsys.readouterr().err
     assert "bad.jsonl, line 1" in err and "fix:" in err
-    rc = main(
-        ["eval", str(bad), "--format", "jsonl", "--ship", "--report", str(tmp_path / "r.json")]
-    )
-    assert rc == 2
+    # The shipped model is rebuilt by its own command only (issue 49): no --ship here.
+    with pytest.raises(SystemExit) as exited:
+        main(["eval", str(bad), "--format", "jsonl", "--fit", "--ship", "--report", "r.json"])
+    assert exited.value.code == 2
+    assert "unrecognized arguments: --ship" in capsys.readouterr().err
