@@ -4,6 +4,7 @@ speed target); a number named by the request still decides (GenerationRequest)."
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -70,3 +71,44 @@ def test_a_chat_generator_writes_one_question_per_fact_and_is_not_asked_for_conc
     # One answer-aware question per item (the question with its own answer came back empty).
     assert generator.stems_asked == 2
     assert all(not item.alternatives for item in result.items)
+
+
+class TwoSetGenerator(CountingGenerator):
+    """Answers the wrong-answer prompt with `sets` in turn (the sampled sets of one model)."""
+
+    def __init__(self, stem: Callable[[], str], sets: list[list[str]]) -> None:
+        super().__init__(stem)
+        self.sets = sets
+        self.seeds: list[int] = []
+
+    def chat(
+        self, messages: Any, *, json_schema: dict[str, Any] | None = None, **kw: Any
+    ) -> ChatResult:  # type: ignore[override]
+        if json_schema is not None and "wrong_answers" in json_schema.get("properties", {}):
+            self.seeds.append(int(kw.get("seed", -1)))
+            wrong = self.sets[min(len(self.seeds), len(self.sets)) - 1]
+            data = {"wrong_answers": wrong}
+            return ChatResult(json.dumps(data), "quick-generator", data=data)
+        return super().chat(messages, json_schema=json_schema, **kw)
+
+
+def test_a_lone_question_gets_a_second_set_of_wrong_answers_and_keeps_the_first_sets(
+    quick_generation: Callable[[Provider], None],
+) -> None:
+    passage = Passage(text="The Atacama Desert is the driest desert on Earth.", title="A")
+    generator = TwoSetGenerator(
+        lambda: "Which desert is the driest on Earth?",
+        [["Gobi Desert"], ["Sahara Desert", "Kalahari Desert", "Mojave Desert"]],
+    )
+    quick_generation(generator)
+    request = GenerationRequest(n=1, types=("mcq",), rank=False, pinned_answers=("Atacama Desert",))
+    _, result = run_to_end(
+        generate_items(passage, request, settings=Settings(n_threads=1), cancel=CancelToken())
+    )
+    assert len(result.items) == 1, result.dropped
+    item = result.items[0]
+    # Two sets, the second sampled with another seed; the first set's survivor comes first.
+    assert len(generator.seeds) == 2 and generator.seeds[0] != generator.seeds[1]
+    assert item.distractors[0] == "Gobi Desert"
+    assert set(item.distractors[1:]) <= {"Sahara Desert", "Kalahari Desert", "Mojave Desert"}
+    assert not any("too few good wrong answers" in note for note in result.dropped)

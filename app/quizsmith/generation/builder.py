@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from quizsmith.domain import TF_ANSWERS, Item, Option
@@ -35,6 +35,8 @@ CANDIDATE_TEMPERATURE = 0.8
 #: light profile's tiny models): second, after the model's greedy question, so that --no-rank
 #: keeps the model's question when it passes the checks.
 RULE_ATTEMPT = 1
+#: What a lone question's second set of wrong answers adds to its seed (`_questions`).
+DISTRACTOR_RETRY_SEED = 50
 
 
 def build_candidates(
@@ -191,13 +193,25 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     # Where a stem names the kind ("What process ...?"), a defined term is asked about by the
     # noun the passage calls it ("Is a bend a process?" for meanders).
     described = ctx.passage_terms if asked else None
-    for seed, text, _, _ in stems:
+    # A lone question gets a second set of the model's wrong answers (sampled with another
+    # seed) where the first leaves too few: with one candidate per fact (a chat generator's
+    # default) a target had one set where three candidates had three, and 9 of 100 quizzed
+    # facts came out short on the bench (2026-11-29). The first set's survivors go first.
+    lone = len(stems) == 1
+    tries = [(seed, text) for seed, text, _, _ in stems]
+    if lone:
+        tries.append((tries[0][0] + DISTRACTOR_RETRY_SEED, tries[0][1]))
+    outcome = dis.FilterOutcome()
+    for n, (seed, text) in enumerate(tries, 1):
         yield BuildStep("choosing wrong answers and checking them", k / parts)
-        outcome, note = wrong_answers(text, target, ctx, seed, asked, described)
+        earlier = outcome.kept if lone else []
+        outcome, note = wrong_answers(text, target, ctx, seed, asked, described, earlier)
         if note:
             built.notes.append(note)
         if len(outcome.kept) >= wanted:
             break
+        if lone and n < len(tries):
+            continue
         # In a teacher's words: the note reaches the window's shortfall message (issue 47).
         built.notes.append(
             f"too few good wrong answers for \u201c{text}\u201d ({len(outcome.kept)} of the "
@@ -288,8 +302,10 @@ def wrong_answers(
     seed: int,
     asked: str | None = None,
     described: Mapping[str, str | None] | None = None,
+    earlier: Sequence[str] = (),
 ) -> tuple[dis.FilterOutcome, str]:
-    """(filtered candidates, note): the model's candidates, then the passage's own phrases of
+    """(filtered candidates, note): `earlier` (an earlier set's survivors), the model's
+    candidates, then the passage's own phrases of
     the key's kind (its siblings in the passage's lists, the other constituents of its entity
     group, unit or kind, the defined terms), then nearby numbers; the filters keep those of
     the key's kind and form, the QA model then orders them and, where `asked` names the kind
@@ -304,7 +320,7 @@ def wrong_answers(
     )
     # The model's first: the passage's phrases of the key's entity group are not always of
     # its kind (Egypt for the Nile: both places), and the model reads the question.
-    pool = [*from_model, *from_passage, *dis.numeric_variants(target.answer, rng)]
+    pool = [*earlier, *from_model, *from_passage, *dis.numeric_variants(target.answer, rng)]
     ctx.cancel.raise_if_cancelled()
     reader = (
         dis.qa_reading(ctx.qa, target.fact, question, target.answer)

@@ -56,7 +56,7 @@ TYPE_NAMES = {
 }
 #: Spare targets beyond n: a target whose candidates all fail the checks is replaced by the
 #: next one instead of leaving the quiz short.
-SPARE_TARGETS = 2.0
+SPARE_TARGETS = 3.0
 #: The flag of an item the overall estimate rates low (quality/metric.py): such an item is set
 #: aside while spare facts remain, and fills the quiz only if they give nothing better.
 LOW_ESTIMATE_FLAG = "low-overall"
