@@ -37,8 +37,9 @@ independent, so the passage is the unit.
 To write the readings of a new run: `--item-lines PROFILE [VERDICTS]` prints one line per item
 of that profile in bench/results/generation.json, in the form above, with the verdicts of the
 file VERDICTS (one line per item: "N|usable|", "N|fix|why" or "N|bad|why"; N counts the
-profile's items in order; bench/results/generation-readings.txt holds the latest run's), to
-paste under the profile's heading.
+profile's items in order; a line with a profile's name starts that profile's verdicts;
+bench/results/generation-readings.txt holds the latest run's, both profiles), to paste under
+the profile's heading.
 
 Why this module is long: the run, the readings' count and the lines the readings are written
 on all read the same results file and item fields; apart, each would repeat them.
@@ -315,8 +316,11 @@ def print_item_lines(profile: str, verdicts_file: str | None) -> None:
     results = json.loads((RESULTS / "generation.json").read_text(encoding="utf-8"))
     verdicts = {}
     rows = Path(verdicts_file).read_text(encoding="utf-8").splitlines() if verdicts_file else []
+    of = profile  # a file without a profile line holds this profile's verdicts
     for row in rows:
-        if "|" in row:  # a line without one names the profile the verdicts are of
+        if row.strip() and "|" not in row:  # a line without one names the profile that follows
+            of = row.strip()
+        elif "|" in row and of == profile:
             n, verdict, why = [*row.split("|", 2), ""][:3]
             verdict = "needs a fix" if verdict.strip() == "fix" else verdict.strip()
             verdicts[int(n)] = (verdict, why.strip())
