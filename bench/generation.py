@@ -387,7 +387,8 @@ def main() -> None:
         "## Generation on the two profiles (`bench/generation.py`)",
         "",
         f"Command: `.venv/bin/python bench/generation.py --profiles {args.profiles} --n {args.n} "
-        f"--threads {args.threads}` at revision {git_revision()}, {info['date']}; {info['cpu']}, "
+        f"--threads {args.threads}{f' --only {args.only}' if args.only else ''}` at revision "
+        f"{git_revision()}, {info['date']}; {info['cpu']}, "
         f"{info['logical_cpus']} logical CPUs. {len(words)} passages of bench/passages.toml "
         f"({min(words)}-{max(words)} words, median {median(words):.0f}), one "
         f"{args.n}-item multiple-choice quiz each, ranked (the default candidates per target: "
