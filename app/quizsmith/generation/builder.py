@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from quizsmith.domain import TF_ANSWERS, Item, Option
@@ -27,6 +26,7 @@ from quizsmith.generation.constituent_targets import followed_target
 from quizsmith.generation.prompts import PROMPT_VERSION
 from quizsmith.generation.target import Target, written_without_spaces
 from quizsmith.generation.web_marks import masked
+from quizsmith.generation.wrong_answer_sets import wrong_answers as wrong_answers
 
 BLANK = "_____"
 #: Sampling temperature for the 2nd, 3rd ... candidate; the first is greedy, so a run with
@@ -298,58 +298,6 @@ def _rule_stem(target: Target) -> writer.Written:
     stem = true_false.shown_statement(stem)
     reason = writer.stem_problem(stem, target.answer, target.fact, may_quote_fact=True)
     return writer.Written(None if reason else stem, reason)
-
-
-def wrong_answers(
-    question: str,
-    target: Target,
-    ctx: BuildContext,
-    seed: int,
-    asked: str | None = None,
-    described: Mapping[str, str | None] | None = None,
-    earlier: Sequence[str] = (),
-) -> tuple[dis.FilterOutcome, str]:
-    """(filtered candidates, note): `earlier` (an earlier set's survivors), the model's
-    candidates, then the passage's own phrases of
-    the key's kind (its siblings in the passage's lists, the other constituents of its entity
-    group, unit or kind, the defined terms), then nearby numbers; the filters keep those of
-    the key's kind and form, the QA model then orders them and, where `asked` names the kind
-    of thing the question asks for, checks each is one (`dis.filter_distractors`)."""
-    ctx.cancel.raise_if_cancelled()
-    from_model, note = writer.propose_distractors(
-        ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
-    )
-    rng = random.Random(seed)
-    from_passage = dis.same_passage_candidates(
-        ctx.analysis, target.answer, rng, [*ctx.passage_answers, *ctx.passage_terms]
-    )
-    # The model's first: the passage's phrases of the key's entity group are not always of
-    # its kind (Egypt for the Nile: both places), and the model reads the question.
-    pool = [*earlier, *from_model, *from_passage, *dis.numeric_variants(target.answer, rng)]
-    ctx.cancel.raise_if_cancelled()
-    reader = (
-        dis.qa_reading(ctx.qa, target.fact, question, target.answer)
-        if ctx.qa is not None and ctx.qa.can_logprob
-        else None
-    )
-    judge = ctx.judge
-    kind = dis.kind_reading(judge, asked, described) if judge and asked else None
-    broader = dis.broader_reading(judge, target.answer) if judge else None
-    outcome = dis.filter_distractors(
-        target.answer,
-        pool,
-        embed=ctx.embed,
-        reader=reader,
-        question=question,
-        aliases=ctx.analysis.aliases.get(target.answer.casefold(), []),
-        fellow_members=ctx.analysis.siblings(target.answer, target.fact),
-        config=ctx.filter_config,
-        kind=kind,
-        broader=broader,
-        passage=ctx.passage.text,
-        analysis=ctx.analysis,
-    )
-    return outcome, note
 
 
 def _true_false(target: Target, k: int, ctx: BuildContext) -> BuildSteps:

@@ -1,9 +1,9 @@
 """Other wrong answers for a multiple-choice item already written, to replace one of its
 own (issue 47: the editor offered only another question's wording).
 
-They come the way a generation's do (`builder.wrong_answers`): the question-writing model's
-candidates, then the passage's phrases of the key's kind and nearby numbers, through the same
-checks (the key's kind and form, not also true per the passage, not named by the question),
+They come the way a generation's do (`wrong_answer_sets.wrong_answers`): the question-writing
+model's candidates, then the passage's phrases of the key's kind and nearby numbers, through the
+same checks (the key's kind and form, not also true per the passage, not named by the question),
 the survivors ordered by how plausible a student who did not learn the fact would find them.
 """
 
@@ -17,9 +17,10 @@ from quizsmith.errors import QuizsmithError
 from quizsmith.generation import distractors as dis
 from quizsmith.generation import writer
 from quizsmith.generation.analysis import analyse
-from quizsmith.generation.builder import BuildContext, wrong_answers
+from quizsmith.generation.build_context import BuildContext
 from quizsmith.generation.distractor_kinds import kind_of_stems
 from quizsmith.generation.target import Target
+from quizsmith.generation.wrong_answer_sets import wrong_answers
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import Provider
 from quizsmith.providers.manager import provider_for_role

@@ -1,0 +1,66 @@
+"""A target's wrong-answer candidates, checked: the question-writing model's, the passage's
+own phrases of the key's kind, nearby numbers, run through `distractors.filter_distractors`
+with the QA model's readings. Used by the builder (multiple choice, false statements) and by
+the editor's "more wrong answers" (more_distractors.py)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from quizsmith.generation import distractors as dis
+from quizsmith.generation import writer
+from quizsmith.generation.build_context import BuildContext
+from quizsmith.generation.target import Target
+
+
+def wrong_answers(
+    question: str,
+    target: Target,
+    ctx: BuildContext,
+    seed: int,
+    asked: str | None = None,
+    described: Mapping[str, str | None] | None = None,
+    earlier: Sequence[str] = (),
+) -> tuple[dis.FilterOutcome, str]:
+    """(filtered candidates, note): `earlier` (an earlier set's survivors), the model's
+    candidates, then the passage's own phrases of
+    the key's kind (its siblings in the passage's lists, the other constituents of its entity
+    group, unit or kind, the defined terms), then nearby numbers; the filters keep those of
+    the key's kind and form, the QA model then orders them and, where `asked` names the kind
+    of thing the question asks for, checks each is one (`dis.filter_distractors`)."""
+    ctx.cancel.raise_if_cancelled()
+    from_model, note = writer.propose_distractors(
+        ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
+    )
+    rng = random.Random(seed)
+    from_passage = dis.same_passage_candidates(
+        ctx.analysis, target.answer, rng, [*ctx.passage_answers, *ctx.passage_terms]
+    )
+    # The model's first: the passage's phrases of the key's entity group are not always of
+    # its kind (Egypt for the Nile: both places), and the model reads the question.
+    pool = [*earlier, *from_model, *from_passage, *dis.numeric_variants(target.answer, rng)]
+    ctx.cancel.raise_if_cancelled()
+    reader = (
+        dis.qa_reading(ctx.qa, target.fact, question, target.answer)
+        if ctx.qa is not None and ctx.qa.can_logprob
+        else None
+    )
+    judge = ctx.judge
+    kind = dis.kind_reading(judge, asked, described) if judge and asked else None
+    broader = dis.broader_reading(judge, target.answer) if judge else None
+    outcome = dis.filter_distractors(
+        target.answer,
+        pool,
+        embed=ctx.embed,
+        reader=reader,
+        question=question,
+        aliases=ctx.analysis.aliases.get(target.answer.casefold(), []),
+        fellow_members=ctx.analysis.siblings(target.answer, target.fact),
+        config=ctx.filter_config,
+        kind=kind,
+        broader=broader,
+        passage=ctx.passage.text,
+        analysis=ctx.analysis,
+    )
+    return outcome, note
