@@ -185,3 +185,10 @@ def test_a_models_answer_may_be_the_whole_phrase_with_its_qualifier():
         followed_target(analysis, target, "less than 15 millimetres", {"less than 15 millimetres"})
         is None
     )
+
+
+def test_a_number_takes_its_unit_across_a_web_pages_no_break_space():
+    # The entity stops at "roughly 2,850" (CARDINAL); the parser says 2,850 counts "km".
+    text = "It is, at roughly 2,850\xa0km (1,770\xa0mi), the second-longest river there."
+    texts = _texts(analyse(text))
+    assert "2,850\xa0km" in texts and "2,850" not in texts

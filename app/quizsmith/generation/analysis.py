@@ -387,7 +387,10 @@ def _with_counted_noun(tokens: list[Token]) -> list[Token]:
     "100 millimetres", not a bare "100" (seen on the bench's Sahara passage, 2026-11-29)."""
     last = tokens[-1]
     doc = last.doc
-    following = doc[last.i + 1] if last.i + 1 < len(doc) else None
+    after = last.i + 1
+    while after < len(doc) and doc[after].is_space:
+        after += 1  # a web page's no-break space: "2,850\xa0km" (the bench's Danube)
+    following = doc[after] if after < len(doc) else None
     first = tokens[0].i
     # "group 1 elements": a number after a noun names it (group 1); it counts nothing.
     names_one = first > 0 and doc[first - 1].pos_ in ("NOUN", "PROPN")
