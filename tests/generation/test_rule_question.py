@@ -81,10 +81,15 @@ def target() -> Target:
     return Target(FACT, 0, "1963", FACT.index("1963"), "year", 0, 1.0)
 
 
-def short_candidates(profile: str, questions: list[str], k: int = 3) -> tuple[list[str], Any]:
+def short_candidates(
+    profile: str, questions: list[str], k: int = 3, about: Target | None = None
+) -> tuple[list[str], Any]:
+    """The short-answer candidates for `about` (default: the library's year) and, beside
+    them, each one's stem method and how many questions the scripted writer was asked."""
+    about = about or target()
     writer = ScriptedWriter(questions)
     ctx = BuildContext(
-        passage=Passage(text=FACT),
+        passage=Passage(text=about.fact),
         generator=writer,
         profile=profile,
         embed=None,
@@ -93,7 +98,7 @@ def short_candidates(profile: str, questions: list[str], k: int = 3) -> tuple[li
         difficulty=None,
         seed=0,
     )
-    built = build_candidates(target(), "short", k, ctx)
+    built = build_candidates(about, "short", k, ctx)
     methods = [c.provenance["stem_method"] for c in built.candidates]
     return [c.stem for c in built.candidates], (methods, writer.calls)
 
@@ -183,17 +188,9 @@ def test_the_rule_question_leaves_out_a_web_pages_marks() -> None:
     fact = "Estimates of its capacity range up to 3,000 people.[7] It burned down.[8]"
     fact = fact[: fact.index(" It")]
     answer_at = fact.index("3,000")
-    writer = ScriptedWriter(["How many people did it hold?", "How big was it?"])
-    ctx = BuildContext(
-        passage=Passage(text=fact),
-        generator=writer,
-        profile="fewshot",
-        embed=None,
-        qa=None,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
+    about = Target(fact, 0, "3,000", answer_at, "number", 0, 1.0)
+    stems, (methods, _) = short_candidates(
+        "fewshot", ["How many people did it hold?", "How big was it?"], about=about
     )
-    built = build_candidates(Target(fact, 0, "3,000", answer_at, "number", 0, 1.0), "short", 3, ctx)
-    rule = [c.stem for c in built.candidates if c.provenance["stem_method"].startswith("rule")]
+    rule = [stem for stem, method in zip(stems, methods, strict=True) if method.startswith("rule")]
     assert rule == ["Estimates of its capacity range up to how many people?"]
