@@ -376,3 +376,33 @@ def test_the_keys_fellow_members_in_its_own_sentence_are_right_too() -> None:
     assert sorted(o.text for o in item.options if not o.is_key) == ["Amazon", "Danube", "Thames"]
     dropped = {d["text"]: d["reason"] for d in item.provenance["distractors_dropped"]}
     assert "right too" in dropped["Mississippi"] and "right too" in dropped["Ganges"]
+
+
+BONN_FACT = "Ludwig van Beethoven was born in Bonn in December 1770."
+BONN = Script(
+    BONN_FACT,
+    # "Where ...?" names no kind: the parse types the key (Bonn) as a place.
+    ["Where was the composer born?"],
+    ["Vienna", "Ludwig van Beethoven", "Salzburg", "Leipzig"],
+    {"Q: Is Bonn a place?": 2.5, "Q: Is Ludwig van Beethoven a place?": -3.0}
+    | {f"Q: Is {name} a place?": 2.2 for name in ["Vienna", "Salzburg", "Leipzig"]},
+)
+
+
+def test_a_key_the_parse_types_as_a_place_asks_its_wrong_answers_to_be_places() -> None:
+    """A composer offered among places for "Where ...?" (the generation bench, items 7 and
+    8 at 9f3c715): where no question names a kind, the key's entity type gives it, told to
+    the generator and asked of each candidate."""
+    (wrong,), model = _build(True, BONN, "Bonn", "entity")
+    assert sorted(wrong) == ["Leipzig", "Salzburg", "Vienna"]
+    assert "Q: Is Ludwig van Beethoven a place?\nA:" in model.kind_questions
+    assert "The question asks for a place" in model.distractor_requests[0]
+
+
+def test_a_key_of_no_checked_entity_type_asks_no_kind() -> None:
+    """A date is no person or place: its wrong answers are not asked about a kind (dates
+    have their own checks)."""
+    script = Script(BONN_FACT, ["When was Beethoven born in Bonn?"], ["1769", "1771", "1780"], {})
+    (wrong,), model = _build(True, script, "December 1770", "entity")
+    assert model.kind_questions == [] and len(wrong) == 3
+    assert "asks for" not in model.distractor_requests[0]

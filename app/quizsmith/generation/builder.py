@@ -26,6 +26,7 @@ from quizsmith.generation.constituent_targets import followed_target
 from quizsmith.generation.prompts import PROMPT_VERSION
 from quizsmith.generation.target import Target, written_without_spaces
 from quizsmith.generation.web_marks import masked
+from quizsmith.generation.wrong_answer_sets import options_of_question
 from quizsmith.generation.wrong_answer_sets import wrong_answers as wrong_answers
 
 BLANK = "_____"
@@ -221,16 +222,16 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     else:
         return built
     for seed, text, started, method in stems:
-        chosen = dis.options_for(text, outcome, wanted)
+        chosen, left_out = options_of_question(
+            text, target.answer, outcome, wanted, ctx.passage.text
+        )
         if len(chosen) < wanted:
             built.notes.append(
                 f"question {text!r} dropped: it names the wrong answers that passed the "
                 "checks, and too few others are left"
             )
             continue
-        # A kept distractor left out here is one this question names (options_for).
-        named = [(d, dis.NAMED_IN_QUESTION) for d in outcome.kept if d not in chosen]
-        dropped = [*named, *(pair for pair in outcome.dropped if pair[0] not in chosen)]
+        dropped = [*left_out, *(pair for pair in outcome.dropped if pair[0] not in chosen)]
         built.candidates.append(
             _item(
                 target,

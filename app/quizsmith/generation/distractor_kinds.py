@@ -323,6 +323,22 @@ def key_of_another_kind(qa: Provider, question: str, key: str, read: dict[str, f
     )
 
 
+#: The kind a wrong answer must be where no question names one and the key is a name the
+#: passage's parse types as a person or a place ("Where was Beethoven born?": "Is Ludwig van
+#: Beethoven a place?", a composer among places on the generation bench). The parser's label
+#: in context, asked of the QA model like a kind a question names. Measured on 150 QGEval
+#: passages none of it was written for (studies/entity_kinds.py; docs/generation.md, step 5):
+#: other groups (organisations, nationalities ...) are left out, where the model's Yes/No
+#: does not separate them.
+ENTITY_KINDS = {"name:PERSON": PERSON, "name:place": PLACE}
+
+
+def kind_of_entity(group: str | None) -> str | None:
+    """The kind asked of a key's wrong answers from its constituent group (`analysis.
+    Constituent.group`), where one is in ENTITY_KINDS."""
+    return ENTITY_KINDS.get(group or "")
+
+
 def kind_of_stems(stems: list[str]) -> str | None:
     """The kind a target's questions ask for (they share a key, so one kind): the most
     telling one any of them names, "person" (from a "Who ...?") only when none names more."""

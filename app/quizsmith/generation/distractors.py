@@ -63,6 +63,7 @@ from quizsmith.generation.distractor_kinds import asked_kind as asked_kind
 from quizsmith.generation.distractor_kinds import broader_reading as broader_reading
 from quizsmith.generation.distractor_kinds import first_that_pass, singular
 from quizsmith.generation.distractor_kinds import key_of_another_kind as key_of_another_kind
+from quizsmith.generation.distractor_kinds import kind_of_entity as kind_of_entity
 from quizsmith.generation.distractor_kinds import kind_of_stems as kind_of_stems
 from quizsmith.generation.distractor_kinds import kind_reading as kind_reading
 from quizsmith.generation.placeholder_names import invented_name

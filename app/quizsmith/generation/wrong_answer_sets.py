@@ -28,8 +28,14 @@ def wrong_answers(
     the key's kind (its siblings in the passage's lists, the other constituents of its entity
     group, unit or kind, the defined terms), then nearby numbers; the filters keep those of
     the key's kind and form, the QA model then orders them and, where `asked` names the kind
-    of thing the question asks for, checks each is one (`dis.filter_distractors`)."""
+    of thing the question asks for (where none does, a person or place the key is:
+    `dis.kind_of_entity`), checks each is one (`dis.filter_distractors`)."""
     ctx.cancel.raise_if_cancelled()
+    if asked is None:
+        # No question names the kind: a key the parse types as a person or a place asks for
+        # one (the model is told so, and each candidate is checked, as for a named kind).
+        key_c = ctx.analysis.find(target.answer)
+        asked = dis.kind_of_entity(key_c.group if key_c is not None else None)
     from_model, note = writer.propose_distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
     )
@@ -64,3 +70,30 @@ def wrong_answers(
         analysis=ctx.analysis,
     )
     return outcome, note
+
+
+def options_of_question(
+    question: str, key: str, outcome: dis.FilterOutcome, wanted: int, passage: str
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """(the wrong answers for one of a target's questions, the kept ones left out with why):
+    the best survivors it does not name (`dis.options_for`), those the option check reads as
+    another kind of answer than the key last, so that a spare takes their place where there is
+    one. That check raises the item's "a wrong answer no one would choose" warning
+    (quality/option_checks.py; precision 0.69 [0.62, 0.76], recall 0.83 on CELA's labelled
+    distractors, out of fold): a generation that delivers what its own review then warns of
+    left items to fix ("Innocent III" for the Magna Carta, on the generation bench)."""
+    from quizsmith.quality.option_checks import diagnose
+
+    fit = dis.options_for(question, outcome, len(outcome.kept) + len(outcome.spare))
+    other_kind = {
+        d.text: d.other_kind[0].text for d in diagnose(question, key, fit, passage) if d.other_kind
+    }
+    chosen = [*(d for d in fit if d not in other_kind), *(d for d in fit if d in other_kind)]
+    chosen = chosen[:wanted]
+    left_out = [(d, dis.NAMED_IN_QUESTION) for d in outcome.kept if d not in fit]
+    left_out += [
+        (d, f"{why} (a wrong answer no one would choose, and a spare took its place)")
+        for d, why in other_kind.items()
+        if d not in chosen and d in outcome.kept
+    ]
+    return chosen, left_out

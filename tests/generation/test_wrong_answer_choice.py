@@ -1,0 +1,43 @@
+"""Which of a target's checked wrong answers one question gets (`options_of_question`): the
+ones it does not name, and those the option check reads as another kind of answer than the
+key last (the "a wrong answer no one would choose" warning its review would raise)."""
+
+from __future__ import annotations
+
+from quizsmith.generation.distractors import NAMED_IN_QUESTION, FilterOutcome
+from quizsmith.generation.wrong_answer_sets import options_of_question
+
+PASSAGE = (
+    "King John of England accepted Magna Carta in a meadow at Runnymede on 15 June 1215. "
+    "Pope Innocent III annulled it, leading to the First Barons' War."
+)
+QUESTION = "What document did King John accept at Runnymede?"
+
+
+def test_a_spare_takes_the_place_of_a_wrong_answer_of_another_kind() -> None:
+    outcome = FilterOutcome(
+        kept=["1216", "Charter of the Forest", "Petition of Right"],
+        spare=["Assize of Clarendon"],
+    )
+    chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE)
+    assert chosen == ["Charter of the Forest", "Petition of Right", "Assize of Clarendon"]
+    ((text, why),) = left_out
+    assert text == "1216" and "is a number where the key" in why
+
+
+def test_without_a_spare_the_wrong_answer_of_another_kind_stays_last() -> None:
+    outcome = FilterOutcome(kept=["1216", "Charter of the Forest", "Petition of Right"])
+    chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE)
+    assert chosen == ["Charter of the Forest", "Petition of Right", "1216"]
+    assert left_out == []
+
+
+def test_a_wrong_answer_the_question_names_is_left_out_with_that_reason() -> None:
+    outcome = FilterOutcome(
+        kept=["Runnymede Charter", "Charter of the Forest", "Petition of Right"],
+        spare=["Assize of Clarendon"],
+    )
+    question = "Which charter did King John accept at Runnymede Charter meadow?"
+    chosen, left_out = options_of_question(question, "Magna Carta", outcome, 3, PASSAGE)
+    assert "Runnymede Charter" not in chosen and len(chosen) == 3
+    assert left_out == [("Runnymede Charter", NAMED_IN_QUESTION)]
