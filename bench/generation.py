@@ -200,9 +200,14 @@ def child(profile: str, n: int, threads: int, out: Path, count: int, only: str) 
 
     settings = Settings(n_threads=threads, profile=profile)
     runs = []
+    # Each passage's run as it ends, for reading while the rest run (the parent removes it).
+    progress = out.with_name(f"{out.stem}-progress.jsonl")
+    progress.unlink(missing_ok=True)
     for name, text in passages(only)[:count]:
         runs.append(run_quiz(name, text, n, settings))
         print(profile, json.dumps(runs[-1])[:200], file=sys.stderr, flush=True)
+        with progress.open("a", encoding="utf-8") as lines:
+            lines.write(json.dumps(runs[-1]) + "\n")
     roles = {role: str(settings.role(role)) for role in ("generator", "qa")}
     from quizsmith.providers.host_client import host_memory
 
@@ -381,6 +386,7 @@ def main() -> None:
         subprocess.run(command, check=True)
         results[profile] = json.loads(out.read_text(encoding="utf-8"))
         out.unlink()
+        out.with_name(f"{out.stem}-progress.jsonl").unlink(missing_ok=True)
     info = machine()
     words = [r["words"] for r in next(iter(results.values()))["runs"]]
     md = [
