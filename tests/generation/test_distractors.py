@@ -28,6 +28,19 @@ def test_kind_of(text: str, kind: str) -> None:
     assert dis.kind_of(text) == kind
 
 
+def test_a_percentage_of_at_most_100_keeps_its_variants_at_most_100() -> None:
+    """ "about 204 %" for "about 68 %" (a share of values) was a wrong answer no student
+    weighs; a percentage over 100 (an increase) may still grow."""
+    for answer in ["about 68\u00a0%", "94.8 percent", "80-percent", "100 per cent", "65%"]:
+        for seed in range(20):
+            variants = dis.numeric_variants(answer, random.Random(seed))
+            assert variants
+            values = [float(re.findall(r"\d+(?:\.\d+)?", v)[0]) for v in variants]
+            assert all(value <= 100 for value in values), (answer, variants)
+    grown = {v for seed in range(20) for v in dis.numeric_variants("150%", random.Random(seed))}
+    assert any(float(v.rstrip("%")) > 150 for v in grown)
+
+
 def test_numeric_variants_keep_format_and_differ() -> None:
     rng = random.Random(1)
     years = dis.numeric_variants("1963", rng)
