@@ -192,3 +192,45 @@ def test_a_number_takes_its_unit_across_a_web_pages_no_break_space():
     text = "It is, at roughly 2,850\xa0km (1,770\xa0mi), the second-longest river there."
     texts = _texts(analyse(text))
     assert "2,850\xa0km" in texts and "2,850" not in texts
+
+
+ORCHESTRA = (
+    "By 1900 the orchestra had recorded 14 complete operas and 6 violin concertos. "
+    "Its hall held twelve and eleven boxes on its two sides. "
+    "The choir sang at the One Voice festival."
+)
+
+
+def test_a_number_takes_the_noun_it_counts_across_the_nouns_modifiers():
+    texts = _texts(analyse(ORCHESTRA))
+    # The parser says 14 counts "operas" and 6 "concertos", with their modifiers between.
+    assert "14 complete operas" in texts and "6 violin concertos" in texts
+    assert "14" not in texts and "6" not in texts
+    # A conjunction between: "twelve" counts nothing of its own in "twelve and eleven boxes".
+    assert not any(t.startswith("twelve and") for t in texts)
+    # A proper noun is a name's part, not a counted noun.
+    assert "One Voice festival" not in texts and "One Voice" not in texts
+
+
+def test_a_count_keeps_the_form_of_its_key():
+    key = analyse(ORCHESTRA).find("14 complete operas")
+    assert key is not None and key.group == "number:opera"
+    assert same_kind(key, parse_phrase("9 operas"))
+    # A bare count beside a key with its noun is the odd one out by its form, and so is a
+    # count with a noun beside a bare key.
+    assert not same_kind(key, parse_phrase("32"))
+    bare = parse_phrase("14")
+    assert bare is not None and same_kind(bare, parse_phrase("30"))
+    assert not same_kind(bare, parse_phrase("63 elements"))
+
+
+def test_a_models_bare_count_follows_the_passages_number_with_its_noun():
+    from quizsmith.generation.constituent_targets import followed_target
+
+    analysis = analyse(ORCHESTRA)
+    target = next(t for t in passage_targets(analysis) if t.answer == "6 violin concertos")
+    followed = followed_target(analysis, target, "14", set())
+    assert followed is not None and followed.answer == "14 complete operas"
+    start = followed.answer_start
+    assert ORCHESTRA[start : start + len(followed.answer)] == followed.answer
+    assert followed_target(analysis, target, "14", {"14 complete operas"}) is None

@@ -406,3 +406,27 @@ def test_a_key_of_no_checked_entity_type_asks_no_kind() -> None:
     (wrong,), model = _build(True, script, "December 1770", "entity")
     assert model.kind_questions == [] and len(wrong) == 3
     assert "asks for" not in model.distractor_requests[0]
+
+
+RULE_FACT = "The 68–95–99.7 rule gives the share of values near the mean."
+
+
+def test_a_name_with_numbers_in_it_gets_no_nearby_values() -> None:
+    """The rule's name is a phrase, not a number: "102–95–99.7 rule" (a bench item) was a
+    nearby value of its first number."""
+    wrong = ["law of large numbers", "Chebyshev's inequality"]
+    script = Script(RULE_FACT, ["Which rule gives the share of values near the mean?"], wrong, {})
+    options, _ = _build(False, script, "68–95–99.7 rule", "phrase")
+    # Two of the model's wrong answers are too few: no third is made up from the name.
+    assert not any("95–99.7" in w for ws in options for w in ws)
+
+
+SYMPHONIES_FACT = "Beethoven's output includes 9 symphonies and 32 piano sonatas."
+
+
+def test_a_counts_wrong_answers_keep_the_noun_it_counts() -> None:
+    """The bench's "9 symphonies" got 32, 4 and 1: bare numbers beside a key with its noun,
+    while its own nearby values ("8 symphonies"), read as noun phrases, were dropped."""
+    script = Script(SYMPHONIES_FACT, ["How many symphonies did Beethoven write?"], ["4", "1"], {})
+    (wrong,), _ = _build(False, script, "9 symphonies", "number")
+    assert len(wrong) == 3 and all(w.endswith(" symphonies") for w in wrong)

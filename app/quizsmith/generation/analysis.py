@@ -150,6 +150,9 @@ def parse_phrase(text: str) -> Constituent | None:
     whole = [e for e in doc.ents if e.start == 0 and e.end == len(doc)]
     if whole:
         return _entity(whole[0], 0, 0)
+    counted = _counted_number(doc, 0, len(clean))
+    if counted is not None:
+        return counted
     chunks = list(doc.noun_chunks)
     words = [t for t in doc if t.pos_ not in ("DET", "PUNCT")]
     if len(chunks) == 1 and _trimmed(chunks[0]) is not None:
@@ -197,14 +200,26 @@ def parse_in_place(analysis: PassageAnalysis, key: Constituent, text: str) -> Co
             start = ent[1].idx if len(ent) > 1 else ent.end_char
         if start == at and ent.end_char == at + len(clean):
             return _entity(ent, -at, 0)
-    return parse_phrase(text)
+    return _counted_number(doc, at, at + len(clean), -at) or parse_phrase(text)
+
+
+def _counted_number(doc: Any, start: int, end: int, offset: int = 0) -> Constituent | None:
+    """The number entity of `doc` that, with the noun it counts, is the text from `start` to
+    `end` ("8 symphonies": the entity is "8"), as a constituent; None where there is none."""
+    for ent in doc.ents:
+        if ent.start_char == start and ent.label_ in _NUMBER_LABELS:
+            found = _entity(ent, offset, 0)
+            if found is not None and (found.start, found.end) == (start + offset, end + offset):
+                return found
+    return None
 
 
 def same_kind(key: Constituent | None, other: Constituent | None) -> bool:
-    """Whether `other` is of the key's kind: a number for a number (of the key's unit where
-    both have one), a date or a bare number for a date, a name for a name, a noun phrase or
-    name for a phrase or term. A key that is no constituent gives nothing to go by (True); an
-    `other` that is none (a clause: "decrease enzyme activity") is of no key's kind.
+    """Whether `other` is of the key's kind: a number for a number (of the key's unit, or of
+    none where the key has none), a date or a bare number for a date, a name for a name, a
+    noun phrase or name for a phrase or term. A key that is no constituent gives nothing to
+    go by (True); an `other` that is none (a clause: "decrease enzyme activity") is of no
+    key's kind.
 
     Entity types are not compared: read on its own or in the key's sentence, the small
     pipeline types classical names at random (Euripides a phrase, Aristophanes a
@@ -215,7 +230,9 @@ def same_kind(key: Constituent | None, other: Constituent | None) -> bool:
     if other is None:
         return False
     if key.kind == "number":
-        return other.kind == "number" and (not key.head or not other.head or key.head == other.head)
+        # The same unit, or none for none: "32" beside "9 symphonies", or "63 elements" beside
+        # a bare "118", is the odd one out by its form (issue 44's "same unit and format").
+        return other.kind == "number" and key.head == other.head
     if key.kind == "date":
         return other.kind == "date" or (other.kind == "number" and not other.head)
     if key.kind == "name":
@@ -380,30 +397,40 @@ def _numeric(token: Token) -> bool:
     return bool(token.like_num) or any(ch.isdigit() for ch in token.text)
 
 
+#: How far after a number the noun it counts may stand: "5 piano concertos", "118 confirmed
+#: elements" (two words between at most).
+COUNTED_REACH = 3
+_MODIFIER_POS = frozenset({"ADJ", "NOUN", "VERB"})
+
+
 def _with_counted_noun(tokens: list[Token]) -> list[Token]:
     """A number entity with the noun it counts where the entity stops before it: the NER
     tags "less than 100" (CARDINAL) in "less than 100 millimetres of rain", and the parser
-    says "100" is the number (`nummod`) of the next word, "millimetres"; the answer is then
-    "100 millimetres", not a bare "100" (seen on the bench's Sahara passage, 2026-11-29)."""
+    says "100" is the number (`nummod`) of "millimetres"; the answer is then "100
+    millimetres", not a bare "100" (seen on the bench's Sahara passage, 2026-11-29), and
+    "118 confirmed elements", not "118", with the noun's modifiers between."""
     last = tokens[-1]
     doc = last.doc
-    after = last.i + 1
-    while after < len(doc) and doc[after].is_space:
-        after += 1  # a web page's no-break space: "2,850\xa0km" (the bench's Danube)
-    following = doc[after] if after < len(doc) else None
+    head = last.head
     first = tokens[0].i
     # "group 1 elements": a number after a noun names it (group 1); it counts nothing.
     names_one = first > 0 and doc[first - 1].pos_ in ("NOUN", "PROPN")
-    if (
-        following is not None
-        and not names_one
-        and last.dep_ == "nummod"
-        and last.head.i == following.i
-        and following.pos_ == "NOUN"
-        and not following.ent_type_
-    ):
-        return [*tokens, following]
-    return tokens
+    if names_one or last.dep_ != "nummod" or not last.i < head.i <= last.i + COUNTED_REACH:
+        return tokens
+    between = [t for t in doc[last.i + 1 : head.i] if not t.is_space]
+    # The words between are the counted noun's own modifiers ("5 piano concertos", "118
+    # confirmed elements"); a web page's no-break space ("2,850\xa0km", the bench's Danube) is
+    # skipped. Not a hyphen: "one-time", "two-signal", "65-floor" name a kind, count nothing.
+    # A determiner, conjunction or other mark between ("twelve and eleven countries",
+    # "(1582–1655) conquest") means the noun is not the one counted. A proper noun, as the
+    # noun or between, makes a name ("One Dream", "19 Entertainment", "One Voice festival"):
+    # the noun counted and its modifiers are common words (the `counted_reach` study,
+    # studies/README.md).
+    if head.pos_ != "NOUN" or (head.ent_type_ and head.ent_type_ != last.ent_type_):
+        return tokens
+    if not all(t.pos_ in _MODIFIER_POS for t in between):
+        return tokens
+    return [*tokens, head]
 
 
 def _unit_of(span: Span) -> str:

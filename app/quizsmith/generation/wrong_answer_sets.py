@@ -31,10 +31,10 @@ def wrong_answers(
     of thing the question asks for (where none does, a person or place the key is:
     `dis.kind_of_entity`), checks each is one (`dis.filter_distractors`)."""
     ctx.cancel.raise_if_cancelled()
+    key_c = ctx.analysis.find(target.answer)
     if asked is None:
         # No question names the kind: a key the parse types as a person or a place asks for
         # one (the model is told so, and each candidate is checked, as for a named kind).
-        key_c = ctx.analysis.find(target.answer)
         asked = dis.kind_of_entity(key_c.group if key_c is not None else None)
     from_model, note = writer.propose_distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
@@ -45,7 +45,12 @@ def wrong_answers(
     )
     # The model's first: the passage's phrases of the key's entity group are not always of
     # its kind (Egypt for the Nile: both places), and the model reads the question.
-    pool = [*earlier, *from_model, *from_passage, *dis.numeric_variants(target.answer, rng)]
+    # Nearby values for a number or a date, not for a name or term with a number in it (the
+    # "68–95–99.7 rule" gave "102–95–99.7 rule" on the bench); a key the analysis does not
+    # hold (a teacher's pinned answer) is read by its form.
+    numeric = key_c is None or key_c.kind in ("number", "date")
+    variants = dis.numeric_variants(target.answer, rng) if numeric else []
+    pool = [*earlier, *from_model, *from_passage, *variants]
     ctx.cancel.raise_if_cancelled()
     reader = (
         dis.qa_reading(ctx.qa, target.fact, question, target.answer)

@@ -1,0 +1,30 @@
+"""The passages the studies read: QGEval's, CELA's (blanks filled with their keys) and NACo's
+SQuAD contexts, from ../shared/data (none of them written for the rules studied)."""
+
+import json
+import re
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def qgeval() -> list[str]:
+    rows = json.loads((DATA / "qgeval" / "instances.json").read_text(encoding="utf-8"))
+    return list(dict.fromkeys(r["passage"] for r in rows if "<sep>" not in r["passage"]))
+
+
+def cela() -> list[str]:
+    """Each cloze test's article with every blank (" _ ") filled with its key: the article
+    as it was written."""
+    out = []
+    for path in sorted((DATA / "cela" / "cloze_tests").glob("*.json")):
+        test = json.loads(path.read_text(encoding="utf-8"))
+        keys = [o["ABCD".index(a)] for o, a in zip(test["options"], test["answers"], strict=True)]
+        filled = iter(keys)
+        out.append(re.sub(r" *_ *", lambda _, f=filled: f" {next(f)} ", test["article"]))
+    return out
+
+
+def squad() -> list[str]:
+    with (DATA / "naco" / "squad_candidates.jsonl").open(encoding="utf-8") as lines:
+        return list(dict.fromkeys(json.loads(line)["context"] for line in lines))
