@@ -5,10 +5,11 @@ the bench (32, 4, 1), and a bare key ("118") a count with a noun ("63 elements")
 check let a missing unit pass, and read "8 symphonies" on its own as a noun phrase, not a
 number, so the nearby values of a counted key were dropped as "not of the key's kind".
 For every number constituent of the QGEval and CELA passages (nothing here was written for
-it), this prints which of four candidates the form check (`distractors.kind_and_form`)
-lets through: the key's nearby values (`numeric_variants`, seed 0), another number of the
-passage with the key's noun or without it, and the key's value without its noun or with
-another noun. Run it at the revision before the change and after, and compare.
+it), this counts what the form check (`distractors.kind_and_form`) lets through: the key's
+nearby values (`numeric_variants`, seed 0), and for a key counting a noun its bare value
+("32" for "9 symphonies"), for a bare key its value with a noun ("118 items"); a key whose
+unit is "%" or "$" counts as bare here. Run it at the revision before the change and after
+(with that revision's code on the path), and compare.
 Result: see studies/README.md (`count_forms`).
 Run: .venv/bin/python studies/count_forms.py
 """

@@ -95,18 +95,25 @@ def followed_target(
     wanted = normalize_answer(answer)
     if not wanted:
         return None
-    for c in analysis.constituents:
-        inside = target.fact_start <= c.start and c.end <= target.fact_end
-        if inside and normalize_answer(c.text) == wanted and c.text.casefold() not in avoid:
-            kind = _TARGET_KIND[c.kind]
-            return replace(target, answer=c.text, answer_start=c.start, kind=kind)
-    # A count the model gave without the noun it counts ("118" of "118 confirmed elements"):
-    # the key is the passage's number with its noun, the form its wrong answers then share.
-    for c in analysis.constituents:
-        inside = target.fact_start <= c.start and c.end <= target.fact_end
-        counted = c.kind == "number" and normalize_answer(c.text).startswith(f"{wanted} ")
-        if inside and counted and c.text.casefold() not in avoid:
-            return replace(target, answer=c.text, answer_start=c.start, kind="number")
+    askable = [
+        c
+        for c in analysis.constituents
+        if target.fact_start <= c.start
+        and c.end <= target.fact_end
+        and c.text.casefold() not in avoid
+    ]
+    exact = [c for c in askable if normalize_answer(c.text) == wanted]
+    # Else a count the model gave without the noun it counts ("118" of "118 confirmed
+    # elements"): the key is the passage's number with its noun, the form its wrong answers
+    # then share.
+    counted = [
+        c
+        for c in askable
+        if c.kind == "number" and normalize_answer(c.text).startswith(f"{wanted} ")
+    ]
+    if exact or counted:
+        c = (exact or counted)[0]
+        return replace(target, answer=c.text, answer_start=c.start, kind=_TARGET_KIND[c.kind])
     # A whole noun chunk or entity with its qualifier ("less than 100 millimetres" where the
     # constituent is "100 millimetres"): the model asks for the fact as stated, and an
     # answer-aware question about the bare number read it as a minimum (2026-11-29).
