@@ -166,6 +166,7 @@ def test_an_item_rated_low_is_set_aside_for_a_spare_fact(
     # Three facts: on this passage the analysis's second ("Antigone") gives a question that
     # names its answer, so the third is the spare that stands in.
     monkeypatch.setattr(pipeline, "SPARE_TARGETS", 3.0)
+    monkeypatch.setattr(pipeline, "CHAT_SPARE_TARGETS", 3.0)
     request = GenerationRequest(n=1, types=("short",), candidates_per_target=1, seed=2)
     items, result = run(passages[0], request)
     assert len(seen) == 2 and len(items) == 1

@@ -103,18 +103,25 @@ class QuickGenerator(Provider):
     ) -> ChatResult:  # type: ignore[override]
         if json_schema is not None and "key_terms" in json_schema.get("properties", {}):
             return ChatResult('{"key_terms": []}', "quick-generator", data={"key_terms": []})
-        if json_schema is not None and "answer" in json_schema.get("properties", {}):
-            # Asked for a question with its own answer, it writes none: the answer-aware
-            # question follows, as the tests count it.
-            empty = {"question": "", "answer": ""}
-            return ChatResult(json.dumps(empty), "quick-generator", data=empty)
         if self._on_stem is not None:
             self._on_stem()
         self.stems_asked += 1
         stem = self._stem()
-        return ChatResult(
-            json.dumps({"question": stem}), "quick-generator", data={"question": stem}
-        )
+        data = {"question": stem}
+        if json_schema is not None and "answer" in json_schema.get("properties", {}):
+            # Asked for a question with its own answer, its answer is the fact's first phrase
+            # (what a chat generator's one candidate per fact is, `builder._together`).
+            data["answer"] = _first_phrase(messages[-1]["content"])
+        return ChatResult(json.dumps(data), "quick-generator", data=data)
+
+
+def _first_phrase(content: str) -> str:
+    """The first constituent of the fact a prompt fences ("<<<" to ">>>"), "" where none."""
+    from quizsmith.generation.analysis import analyse
+
+    fact = content.split("<<<\n")[-1].split("\n>>>")[0]
+    found = analyse(fact).constituents
+    return found[0].text if found else ""
 
 
 @pytest.fixture
