@@ -116,43 +116,42 @@ def test_a_lone_question_gets_a_second_set_of_wrong_answers_and_keeps_the_first_
 
 class NoPhraseGenerator(CountingGenerator):
     """Answers a question-with-answer prompt with a whole clause, no phrase of the fact (what
-    the 1.5B model does for about half of all facts); counts the answer-aware prompts."""
+    the 1.5B model does for about half of all facts); records the kinds of question prompt."""
 
     def __init__(self) -> None:
         super().__init__(_stems())
-        self.answer_aware_asked = 0
-        self.together_asked = 0
+        self.asked: list[str] = []
 
     def chat(
         self, messages: Any, *, json_schema: dict[str, Any] | None = None, **kw: Any
     ) -> ChatResult:  # type: ignore[override]
         properties = (json_schema or {}).get("properties", {})
         if "answer" in properties:
-            self.together_asked += 1
+            self.asked.append("together")
             data = {"question": "Which place gets little rain?", "answer": "It says it rains."}
             return ChatResult(json.dumps(data), "quick-generator", data=data)
         if "question" in properties:
-            self.answer_aware_asked += 1
+            self.asked.append("answer-aware")
         return super().chat(messages, json_schema=json_schema, **kw)
 
 
-def test_a_fact_whose_question_has_no_phrase_for_an_answer_gives_way_to_the_next(
+def test_facts_whose_question_has_no_phrase_for_an_answer_wait_for_the_spare_facts(
     quick_generation: Callable[[Provider], None],
 ) -> None:
     """With one candidate per fact (a chat generator's default), a question whose own answer
-    is no phrase of the fact is dropped and no answer-aware question is written for that fact:
-    those read far worse (builder._questions). A named number of candidates still gets them."""
+    is no phrase of the fact is dropped, and the fact is asked answer-aware (those read far
+    worse, builder._questions) only after every other fact was tried, where the quiz is
+    still short. A named number of candidates gets the answer-aware question at once."""
     generator = NoPhraseGenerator()
     quick_generation(generator)
     request = GenerationRequest(n=1, types=("short",), rank=False)
     _, result = run_to_end(
         generate_items(PASSAGE, request, settings=Settings(n_threads=1), cancel=CancelToken())
     )
-    assert result.items == []
-    assert generator.answer_aware_asked == 0
+    assert len(result.items) == 1 and result.shortfall is None
     # Six facts for the one item, where a few-shot generator would try three: a dropped fact
-    # costs one call now (pipeline.CHAT_SPARE_TARGETS).
-    assert generator.together_asked == 6
+    # costs one call (pipeline.CHAT_SPARE_TARGETS); then the first of them, answer-aware.
+    assert generator.asked == ["together"] * 6 + ["answer-aware"]
     assert any("is no phrase of the fact" in note for note in result.dropped)
 
     generator = NoPhraseGenerator()
@@ -162,4 +161,4 @@ def test_a_fact_whose_question_has_no_phrase_for_an_answer_gives_way_to_the_next
         generate_items(PASSAGE, request, settings=Settings(n_threads=1), cancel=CancelToken())
     )
     assert len(result.items) == 1
-    assert generator.answer_aware_asked == 1
+    assert generator.asked == ["together", "answer-aware"]

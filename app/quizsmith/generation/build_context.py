@@ -51,6 +51,9 @@ class BuildContext:
     false_statement: bool | None = None
     #: Whether true/false statements are restated by the generator (`true_false.restates`).
     restates_statements: bool = False
+    #: A chat generator's second pass over the facts whose question with its own answer was
+    #: dropped (`pipeline`): their questions are answer-aware.
+    answer_aware: bool = False
 
     @property
     def judge(self) -> Provider | None:
@@ -71,6 +74,8 @@ class Built:
     candidates: list[Item] = field(default_factory=list)
     #: Why stems or distractors were dropped (for the evidence and the shortfall message).
     notes: list[str] = field(default_factory=list)
+    #: Whether the question written with its own answer was dropped and nothing else tried.
+    together_dropped: bool = False
 
 
 @dataclass(frozen=True)

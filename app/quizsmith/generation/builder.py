@@ -128,17 +128,20 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     # answer is a whole constituent of the fact (`_together`).
     rule_attempt = -1 if ctx.profile == CHAT_PROFILE else RULE_ATTEMPT
     first = 0
-    if ctx.profile == CHAT_PROFILE and target.kind != "pinned" and k > 0:
+    together = ctx.profile == CHAT_PROFILE and target.kind != "pinned" and not ctx.answer_aware
+    if together and k > 0:
         yield BuildStep(f"writing question 1 of {k}", 0.0)
         ctx.cancel.raise_if_cancelled()
         target = _together(target, ctx, built, stems)
         first = 1
+        built.together_dropped = not stems and k == 1
     # The other k - 1 attempts are answer-aware. With one candidate (a chat generator's
-    # default) a dropped question with its own answer is not followed by an answer-aware one:
-    # the fact gives way to a spare fact. Answer-aware questions read far worse: on the bench
-    # at 8350983, 7 of 42 usable and 12 bad (29%) against 33 of 75 and 9 (12%) for questions
-    # with their own answer; as the fallback on 62 facts of QGEval passages, 10 of ~30 made
-    # were bad (studies/answer_choices.py).
+    # default) a dropped question with its own answer is not followed by an answer-aware one
+    # at once: the fact waits for the spare facts, and is asked answer-aware only if they do
+    # not fill the quiz (`pipeline`, `BuildContext.answer_aware`). Answer-aware questions
+    # read far worse: on the bench at 8350983, 7 of 42 usable and 12 bad (29%) against 33 of
+    # 75 and 9 (12%) for questions with their own answer; as the fallback on 62 facts of
+    # QGEval passages, 10 of 27 made were bad (studies/answer_choices.py).
     for attempt in range(first, k):
         if len(stems) >= keep:
             break

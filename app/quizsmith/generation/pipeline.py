@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import replace
 
 from quizsmith.domain import Item, Passage
@@ -59,8 +59,8 @@ TYPE_NAMES = {
 SPARE_TARGETS = 3.0
 #: As many for a chat generator: its one question per fact, written with its own answer, is
 #: dropped for about half of all facts (the answer a whole clause, no phrase of the sentence),
-#: and no answer-aware question stands in (builder._questions). With 3n facts, 2 of the
-#: bench's 24 passages made 3 and 2 of 5 items. A dropped fact costs one call (~3 s on the
+#: and no answer-aware question stands in (builder._questions). With 3n facts, 3 of the
+#: bench's first 10 passages made 3, 2 and 3 of 5 items. A dropped fact costs one call (~3 s on the
 #: 1.5B model), so 6n of them cost what 3n did with the answer-aware question after each.
 CHAT_SPARE_TARGETS = 6.0
 #: The flag of an item the overall estimate rates low (quality/metric.py): such an item is set
@@ -165,7 +165,8 @@ def generate_items(
             expected_complexity=expected_complexity,
         )
         false_plan = true_false.false_plan(n, request.seed)
-        for index, target in enumerate(targets):
+        retry: list[Target] = []
+        for index, target in _passes(targets, retry, ctx):
             if len(result.items) >= n:
                 break
             if target.kind != "pinned" and target.answer.casefold() in ctx.made_keys:
@@ -206,9 +207,12 @@ def generate_items(
             )
             for note in built.notes:
                 result.dropped.append(f"{target.answer!r}: {note}")
+            if built.together_dropped:
+                retry.append(target)
             if not built.candidates:
                 gave_none[target.answer] = built.notes[-1] if built.notes else "no candidate"
                 continue
+            gave_none.pop(target.answer, None)  # a retried fact's first reason is moot
             # Two items with one question (different keys) are one question asked twice; a
             # question already in the bank (or rejected there) is not written again. Before
             # ranking: a candidate that cannot be kept is not worth its model time.
@@ -232,7 +236,7 @@ def generate_items(
             best.alternatives = alternatives
             ctx.made_keys.add(best.key.casefold())
             reason = set_aside_reason(best)
-            if reason and index + 1 < len(targets):
+            if reason and index + 1 < len(targets) + len(retry):
                 # Measured on the standard profile (docs/generation.md): most items with
                 # these warnings are unusable, and a spare fact often gives a usable one.
                 set_aside.append(best)
@@ -370,6 +374,19 @@ def _qa(settings: Settings, result: GenerationResult) -> Provider | None:
         result.dropped.append("'also true' check skipped: the QA model gives no log-probabilities")
         return None
     return qa
+
+
+def _passes(
+    targets: list[Target], retry: list[Target], ctx: BuildContext
+) -> Iterator[tuple[int, Target]]:
+    """The targets with their index, then, where the quiz is still short, those in `retry`
+    (filled while the first pass runs: a chat generator's facts whose question with its own
+    answer was dropped), asked answer-aware this time. On a passage where the 1.5B model
+    answers every fact with a clause (the bench's supply-and-demand section), the first pass
+    alone made no item."""
+    yield from enumerate(targets)
+    ctx.answer_aware = True
+    yield from enumerate(list(retry), len(targets))
 
 
 def set_aside_reason(item: Item) -> str | None:
