@@ -57,11 +57,12 @@ TYPE_NAMES = {
 #: Spare targets beyond n: a target whose candidates all fail the checks is replaced by the
 #: next one instead of leaving the quiz short.
 SPARE_TARGETS = 3.0
-#: As many for a chat generator: its one question per fact, written with its own answer, is
-#: dropped for about half of all facts (the answer a whole clause, no phrase of the sentence),
-#: and no answer-aware question stands in (builder._questions). With 3n facts, 3 of the
-#: bench's first 10 passages made 3, 2 and 3 of 5 items. A dropped fact costs one call (~3 s on the
-#: 1.5B model), so 6n of them cost what 3n did with the answer-aware question after each.
+#: Twice as many for a chat generator: its one question per fact, written with its own
+#: answer, is dropped for about half of all facts (the answer a whole clause, no phrase of
+#: the sentence), and the answer-aware question stands in only in a second pass, where the
+#: spare facts leave the quiz short (`_passes`). With 3n facts and no second pass, 3 of the
+#: bench's first 10 passages made 3, 2 and 3 of 5 items. A dropped fact costs one call (~3 s
+#: on the 1.5B model); where the model drops most facts the first item waits for them all.
 CHAT_SPARE_TARGETS = 6.0
 #: The flag of an item the overall estimate rates low (quality/metric.py): such an item is set
 #: aside while spare facts remain, and fills the quiz only if they give nothing better.
