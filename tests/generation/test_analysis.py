@@ -234,3 +234,16 @@ def test_a_models_bare_count_follows_the_passages_number_with_its_noun():
     start = followed.answer_start
     assert ORCHESTRA[start : start + len(followed.answer)] == followed.answer
     assert followed_target(analysis, target, "14", {"14 complete operas"}) is None
+
+
+def test_a_phrase_key_gets_the_passage_phrases_of_its_head_noun_only():
+    # Any noun phrase of the passage is a phrase: "Most geologists" came as a wrong answer
+    # for what tectonic plates are made of (studies/phrase_wrong_answers.py).
+    passage = (
+        "Rivers deepen their valleys by vertical erosion. On the outside of a bend, lateral "
+        "erosion widens the valley floor. Most geologists study these rivers in the field."
+    )
+    analysis = analyse(passage)
+    pool = dis.same_passage_candidates(analysis, "lateral erosion", random.Random(0))
+    assert "vertical erosion" in pool
+    assert not {"Most geologists", "the valley floor", "the field"} & set(pool)
