@@ -6,8 +6,9 @@ phrase read 7 usable, 29 to fix, 14 bad, against 36 of 70 usable for names, numb
 dates; most faults were wrong answers of another kind, and 77 of their 150 wrong answers were
 noun phrases of the passage that are neither the key's fellow list members, nor share its
 head noun, nor are terms the passage defines ("Most geologists" for what tectonic plates are
-made of), written by the model or offered by `distractors.same_passage_candidates`, which
-gave a phrase key every phrase constituent of the passage.
+made of, which is another target's answer), written by the model or offered by
+`distractors.same_passage_candidates`, which gave a phrase key every phrase constituent of
+the passage, the quiz's other answers and the defined terms.
 
 Variants, each through the app's own `builder.build_candidates` (one answer-aware question
 for the target's own phrase, its wrong answers with every check; greedy, the standard

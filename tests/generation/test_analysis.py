@@ -237,8 +237,9 @@ def test_a_models_bare_count_follows_the_passages_number_with_its_noun():
 
 
 def test_a_phrase_key_gets_the_passage_phrases_of_its_head_noun_only():
-    # Any noun phrase of the passage is a phrase: "Most geologists" came as a wrong answer
-    # for what tectonic plates are made of (studies/phrase_wrong_answers.py).
+    # Any noun phrase of the passage is a phrase: "Heavy snowstorms" and "snow" came as wrong
+    # answers for the feature that blocks moist air, key mountain
+    # (studies/phrase_wrong_answers.py).
     passage = (
         "Rivers deepen their valleys by vertical erosion. On the outside of a bend, lateral "
         "erosion widens the valley floor. Most geologists study these rivers in the field."
