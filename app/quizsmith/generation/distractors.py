@@ -261,19 +261,9 @@ def same_passage_candidates(
     group, unit, date; for a common-noun phrase, those of its head noun) shuffled; then the
     defined terms and `others` (the quiz's other answers); each once, never the key.
 
-    A phrase key's other phrases must share its head noun ("vertical erosion" for "lateral
-    erosion"): any noun phrase of the passage is a phrase, and "What geographical feature
-    blocks the moist Pacific air?" (key: mountain) got "Heavy snowstorms" and "snow" from its
-    passage (now: ocean, grassland, forest, the model's). Measured on 259
-    phrase-key targets of 200 SQuAD passages none of it was written for (studies/
-    phrase_wrong_answers.py, read one by one): with every phrase 73 items, 58 bad (79%
-    [69%, 89%]) and 5 usable; with those of the key's head noun 49 items, 23 bad (47% [32%,
-    62%]) and 10 usable. The 24 items no longer made all read bad: an odd key (a cut, a word
-    the question does not ask for) that the model's own wrong answers did not fit, whose
-    gaps the passage's phrases had filled. The quiz's other answers and the defined terms
-    still join whatever their kind ("Most geologists", another target's answer, for what
-    tectonic plates are made of, on the generation bench): both items the study read worse
-    came that way, and a rule for them is not measured yet."""
+    A phrase key's other phrases share its head noun ("vertical erosion" for lateral erosion):
+    any noun phrase is a phrase ("Heavy snowstorms" came for a mountain); where this acts, bad
+    items fell from 79% to 47% (studies/phrase_wrong_answers.py). Terms and `others` not yet."""
     key_c = analysis.find(key) or parse_phrase(key)
     siblings = analysis.siblings(key)
     wanted = key.casefold()
