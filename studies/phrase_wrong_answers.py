@@ -131,7 +131,7 @@ class Remembered:
         return getattr(self._inner, name)
 
 
-def source(analysis, key: str, text: str, question_model: set[str]) -> str:
+def source(analysis, key: str, text: str) -> str:
     c = analysis.find(text)
     key_c = analysis.find(key)
     if text.casefold() in {s.casefold() for s in analysis.siblings(key)}:
@@ -194,7 +194,7 @@ def main() -> None:
                     "question": item.stem if item else None,
                     "key": target.answer,
                     "wrong": [
-                        [d, source(analysis, target.answer, d, set())]
+                        [d, source(analysis, target.answer, d)]
                         for d in (item.distractors if item else [])
                     ],
                     "notes": built.notes,
