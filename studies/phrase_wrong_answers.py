@@ -14,12 +14,13 @@ Variants, each through the app's own `builder.build_candidates` (one answer-awar
 for the target's own phrase, its wrong answers with every check; greedy, the standard
 profile's 1.5B models):
 - now: as the app was at 5da0a8e (every phrase of the passage a candidate: `every_phrase`);
-- kin: as the app is since (`distractors.same_passage_candidates`): for a phrase or term
+- kin: as the app was at c66704b (`every_phrase(head_only=True)`): for a phrase or term
   key, the passage's other phrases only where they share its head noun; its fellow list
   members, the defined terms and the quiz's other answers as before; the model's
   candidates as before;
 - strict: as kin, and the defined terms and the quiz's other answers only where they share
-  the key's head noun or the noun the passage calls it.
+  the key's head noun or the noun the passage calls it (the app since
+  studies/other_answers_kind.py measured it).
 Passages: NACo's SQuAD contexts (studies/study_passages.py), none written for either variant;
 of the first 6 targets `choose_targets` picks per passage, up to 3 whose answer is a phrase
 or a term.
@@ -43,8 +44,9 @@ Result (intervals: 95%, bootstrap over the 58 passages): now 73 items, 58 bad (7
 the same set 22, both bad and neither better 12. Shipped (`distractors.
 same_passage_candidates`). Not tried on 100 cases: the defined terms and the quiz's other
 answers kept whatever their kind (both of now's 2 wins are of that: "chopin" and "works"
-beside "rubato"); a "strict" variant here holds them to the key's head noun or the noun the
-passage calls it, and was not run to the end.
+beside "rubato"); the "strict" variant holds them to the key's head noun or the noun the
+passage calls it; it was measured on other passages (studies/other_answers_kind.py) and
+shipped.
 Run: PYTHONPATH=app .venv/bin/python studies/phrase_wrong_answers.py OUT.jsonl FROM TO [VARIANTS]
 """
 
@@ -68,13 +70,13 @@ from quizsmith.providers.manager import provider_for_role
 from quizsmith.settings import Settings
 
 PHRASE_KINDS = ("phrase", "term")
-#: The app's function: a phrase key's other phrases only where they share its head noun.
-kin_candidates = dis.same_passage_candidates
 
 
-def every_phrase(analysis, key, rng, others=()):
+def every_phrase(analysis, key, rng, others=(), head_only=False):
     """`distractors.same_passage_candidates` as it was at 5da0a8e: every constituent of the
-    key's group, for a phrase key every noun phrase of the passage."""
+    key's group, for a phrase key every noun phrase of the passage; with `head_only`, as it
+    was at c66704b ("kin"): a phrase key's other phrases only where they share its head
+    noun, the terms and other answers whatever their kind."""
     key_c = analysis.find(key) or dis.parse_phrase(key)
     siblings = analysis.siblings(key)
     wanted = key.casefold()
@@ -85,6 +87,7 @@ def every_phrase(analysis, key, rng, others=()):
         and c.text not in siblings
         and key_c is not None
         and c.group == key_c.group
+        and not (head_only and key_c.kind in PHRASE_KINDS and c.head != key_c.head)
     ]
     rest = list(dict.fromkeys(rest))
     rng.shuffle(rest)
@@ -92,26 +95,12 @@ def every_phrase(analysis, key, rng, others=()):
     return list(dict.fromkeys([*siblings, *rest, *terms]))
 
 
-def strict_candidates(analysis, key, rng, others=()):
-    """As `kin_candidates`, and the defined terms and the quiz's other answers too only where
-    they share the key's head noun or the noun the passage calls it ("a process called
-    traction" and "a process called saltation")."""
-    found = every_phrase(analysis, key, rng, others)
-    key_c = analysis.find(key) or dis.parse_phrase(key)
-    if key_c is None or key_c.kind not in PHRASE_KINDS:
-        return found
-    siblings = {s.casefold() for s in analysis.siblings(key)}
-    nouns = {key_c.head, analysis.terms.get(key)} - {None, ""}
-    out = []
-    for text in found:
-        c = analysis.find(text)
-        theirs = {c.head if c else None, analysis.terms.get(text)} - {None, ""}
-        if text.casefold() in siblings or nouns & theirs:
-            out.append(text)
-    return out
+def kin_candidates(analysis, key, rng, others=()):
+    return every_phrase(analysis, key, rng, others, head_only=True)
 
 
-VARIANTS = {"now": every_phrase, "kin": kin_candidates, "strict": strict_candidates}
+#: "strict" is the app's function since it was shipped (studies/other_answers_kind.py).
+VARIANTS = {"now": every_phrase, "kin": kin_candidates, "strict": dis.same_passage_candidates}
 
 
 class Remembered:
@@ -204,7 +193,6 @@ def main() -> None:
                 with out.open("a", encoding="utf-8") as f:
                     f.write(json.dumps(row) + "\n")
                 print(rid, row["question"], row["key"], row["wrong"], flush=True)
-    dis.same_passage_candidates = kin_candidates
 
 
 if __name__ == "__main__":

@@ -248,3 +248,25 @@ def test_a_phrase_key_gets_the_passage_phrases_of_its_head_noun_only():
     pool = dis.same_passage_candidates(analysis, "lateral erosion", random.Random(0))
     assert "vertical erosion" in pool
     assert not {"Most geologists", "the valley floor", "the field"} & set(pool)
+
+
+def test_a_phrase_key_gets_terms_and_other_answers_only_of_its_kind():
+    # The quiz's other answers and the defined terms joined whatever their kind ("Most
+    # geologists" among a plate's materials); of 220 read on SQuAD passages, 82% were of
+    # another kind (studies/other_answers_kind.py). Another answer with the key's head noun
+    # stays; a term the passage defines keeps its other terms; a name key is unaffected.
+    passage = (
+        "The river carries sand by a process called traction. Fine silt moves by a process "
+        "called suspension. Bends known as meanders form in the lower course. Most geologists "
+        "study this in the field. Charles Lyell wrote about rivers."
+    )
+    analysis = analyse(passage)
+    others = ["Most geologists", "the lower course", "Charles Lyell", "fine sand"]
+    sand = dis.same_passage_candidates(analysis, "sand", random.Random(0), others)
+    assert "fine sand" in sand
+    assert not {"Most geologists", "meanders", "suspension", "the lower course"} & set(sand)
+    term = dis.same_passage_candidates(analysis, "traction", random.Random(0), others)
+    assert {"suspension", "meanders"} <= set(term)
+    assert not {"Most geologists", "the lower course", "Charles Lyell"} & set(term)
+    named = dis.same_passage_candidates(analysis, "Charles Lyell", random.Random(0), others)
+    assert "Most geologists" in named

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from quizsmith.domain import Passage
 from quizsmith.generation import prompts
+from quizsmith.generation.analysis import analyse
 from quizsmith.generation.builder import BuildContext, build_candidates
 from quizsmith.generation.target import Target, TargetKind
 from quizsmith.jobs import CancelToken
@@ -254,7 +255,12 @@ def test_no_kind_is_put_when_no_stem_names_one() -> None:
 
 
 ABRASION_FACT = "Stones carried by the current grind against the bed in a process called abrasion."
-#: The passage's defined terms, with the noun it calls each (bench/generation.py's textbook).
+#: A passage that defines the terms of bench/generation.py's textbook on rivers, each with
+#: the noun it calls it: a term the passage defines is offered the others it defines.
+RIVER_PASSAGE = (
+    f"{ABRASION_FACT} Pebbles bounce along the bed in a movement called saltation. Rolling "
+    "along the bed is known as traction. The river swings through bends known as meanders."
+)
 RIVER_TERMS: dict[str, str | None] = {
     "abrasion": "process",
     "meanders": "bend",
@@ -281,8 +287,9 @@ ABRASION = Script(
 def test_a_defined_term_is_asked_about_by_the_noun_the_passage_calls_it() -> None:
     """The stem names the kind (a process): "Is meanders a process?" read as high as the key
     on the 1.5B model; "Is a bend a process?" reads No, so meanders goes."""
+    assert analyse(RIVER_PASSAGE).terms == RIVER_TERMS
     (wrong,), model = _build(
-        True, ABRASION, "abrasion", "term", "process", passage_terms=RIVER_TERMS
+        True, ABRASION, "abrasion", "term", RIVER_PASSAGE, passage_terms=RIVER_TERMS
     )
     assert sorted(wrong) == ["erosion", "saltation", "traction"]
     assert "Q: Is a bend a process?\nA:" in model.kind_questions

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -47,10 +46,12 @@ from quizsmith.generation.analysis import (
 from quizsmith.generation.answer_kinds import LAST_CENTURY as LAST_CENTURY
 from quizsmith.generation.answer_kinds import MONTHS as MONTHS
 from quizsmith.generation.answer_kinds import date_precision as date_precision
+from quizsmith.generation.answer_kinds import grouped
 from quizsmith.generation.answer_kinds import kind_of as kind_of
 from quizsmith.generation.answer_kinds import numeric_variants as numeric_variants
 from quizsmith.generation.answer_kinds import ordinal as ordinal
 from quizsmith.generation.answer_kinds import same_kind as same_kind
+from quizsmith.generation.answer_kinds import same_value as same_value
 
 # The kind check (its own module); its names stay reachable here, where callers look for them.
 from quizsmith.generation.distractor_kinds import BROADER_FROM as BROADER_FROM
@@ -258,15 +259,16 @@ def same_passage_candidates(
 ) -> list[str]:
     """The passage's own phrases as wrong answers for the key: its siblings in the
     passage's lists, in the passage's order; then the other constituents of its kind (entity
-    group, unit, date; for a common-noun phrase, those of its head noun) shuffled; then the
-    defined terms and `others` (the quiz's other answers); each once, never the key.
+    group, unit, date) shuffled; then the defined terms and `others` (the quiz's other
+    answers); each once, never the key.
 
-    A phrase key's other phrases share its head noun ("vertical erosion" for lateral erosion):
-    any noun phrase is a phrase ("Heavy snowstorms" came for a mountain); where this acts, bad
-    items fell from 79% to 47% (studies/phrase_wrong_answers.py). Terms and `others` not yet."""
+    A phrase key's phrases, terms and `others` (not siblings) share its head noun or the noun
+    the passage calls it: "vertical erosion" for lateral erosion, not "Most geologists" for a
+    material; a term the passage defines keeps its other terms (studies/other_answers_kind.py)."""
     key_c = analysis.find(key) or parse_phrase(key)
     siblings = analysis.siblings(key)
     wanted = key.casefold()
+    phrase = key_c is not None and key_c.kind in ("phrase", "term")
     rest = [
         c.text
         for c in analysis.constituents
@@ -274,12 +276,29 @@ def same_passage_candidates(
         and c.text not in siblings
         and key_c is not None
         and c.group == key_c.group
-        and (key_c.kind not in ("phrase", "term") or c.head == key_c.head)
+        and (not phrase or c.head == key_c.head)
     ]
     rest = list(dict.fromkeys(rest))
     rng.shuffle(rest)
-    terms = [t for t in [*analysis.terms, *others] if t.casefold() != wanted and t not in siblings]
+    terms = [
+        t
+        for t in [*analysis.terms, *others]
+        if t.casefold() != wanted
+        and t not in siblings
+        and (not phrase or {key, t} <= analysis.terms.keys() or _called_alike(analysis, key, t))
+    ]
     return list(dict.fromkeys([*siblings, *rest, *terms]))
+
+
+def _called_alike(analysis: PassageAnalysis, key: str, text: str) -> bool:
+    """Whether two phrases share a head noun or the noun the passage calls them ("a process
+    called traction" and "a process called saltation")."""
+
+    def nouns(phrase: str) -> set[str | None]:
+        c = analysis.find(phrase) or parse_phrase(phrase)
+        return {c.head if c else None, analysis.terms.get(phrase)} - {None, ""}
+
+    return bool(nouns(key) & nouns(text))
 
 
 def kind_and_form(key_c: Constituent | None, key: str, text: str, analysis: PassageAnalysis) -> str:
@@ -295,15 +314,9 @@ def kind_and_form(key_c: Constituent | None, key: str, text: str, analysis: Pass
         return (
             f"not of the key's kind (the key is a {key_c.group if key_c else '?'}, this is {what})"
         )
-    if key_c is not None and key_c.kind == "number" and _grouped(key) != _grouped(text):
+    if key_c is not None and key_c.kind == "number" and grouped(key) != grouped(text):
         return "its digits are grouped otherwise than the key's (the odd one out by form)"
     return ""
-
-
-def _grouped(number: str) -> bool | None:
-    """Whether a number of four digits or more is written with thousands separators."""
-    digits = re.search(r"\d[\d,]{3,}", number)
-    return None if digits is None else "," in digits.group()
 
 
 def _similarity_band(
@@ -333,19 +346,6 @@ def _similarity_band(
         else:
             kept.append((text, vec))
     return [text for text, _ in kept]
-
-
-def same_value(one: str, other: str) -> bool:
-    """Two numbers or dates that say the same value in other forms ("18 March 1954" and
-    "March 18, 1954"). Not MiniLM's cosine: it reads every date of one year as nearly the
-    same (above 0.92), which left one wrong answer of nine for "24 April 1954" (bench
-    generation, 2026-11-28)."""
-    return _value_words(one) == _value_words(other)
-
-
-def _value_words(text: str) -> list[str]:
-    words = re.findall(r"\d[\d,.]*|[a-z]+", text.lower())
-    return sorted(w.replace(",", "") for w in words if w[0].isdigit() or w in MONTHS)
 
 
 #: The closed-book prompt's question that asks nothing: what an option scores after it is
