@@ -31,14 +31,21 @@ Listed: 3,184 such candidates for 854 phrase keys of 435 passages (3,032 other a
 answers 11 same, 143 other (93%); of the 66 terms 17 same, 11 alias, 38 other. Strict keeps
 4 of the 220 (1 same). The terms split by key: for a key the passage defines too, 12 same,
 8 alias, 5 other of 25 (its fellow terms: "sire" and "dam", "Fort Karl" and "Fort Oscar");
-for a plain phrase key, 5 same, 3 alias, 33 other of 41. So the app ships strict with one
-exception, chosen after this reading: a term the passage defines keeps its other terms.
+for a plain phrase key, 5 same, 3 alias, 33 other of 41. The rule chosen after this
+reading: strict, except that a term the passage defines is alike to its other terms.
 Checked on the 24 term-key term candidates not yet read (batch 3, read after the choice):
 18 same, 1 alias, 5 other; but they come from the same few passages (dog breeding, Buddhist
-terms, titles of prime ministers), so this is weak evidence. Shipped on the 220: keeps 26
-(12 same, 8 alias, 6 other), drops 194 (175 other, 16 same, 3 alias): 90% of what it
-drops is of another kind, and 16 wrong answers of the key's kind are lost (the model's own
-come first; these stood in where those failed).
+terms, titles of prime ministers), so this is weak evidence. On the 220: it marks 194 as
+unlike (175 other, 16 same, 3 alias): 90% of what it marks is of another kind, and 16
+wrong answers of the key's kind are marked too.
+
+Shipped as an order, not a filter (`wrong_answer_sets.unlike_the_key`; the marked ones stand
+in last, where the model's and the passage's own fall short): dropped outright (a2d57e4),
+they cost the generation bench's sonnet passage two of its five items, which were remade
+from weaker facts ("little song" asked as an Italian word), and its time went from 133 s
+to 756 s, far beyond the machine's slowness that day (1.6-2.2x, bench/providers.py and the
+first passage); the wrong answers they had filled were the third of a set, and no third
+meant no item.
 
 Run: PYTHONPATH=app .venv/bin/python studies/other_answers_kind.py list OUT.jsonl
      then read, then: studies/other_answers_kind.py score OUT.jsonl READINGS.tsv
@@ -59,14 +66,15 @@ from quizsmith.generation import distractors as dis
 from quizsmith.generation.analysis import analyse
 from quizsmith.generation.constituent_targets import passage_targets
 from quizsmith.generation.targets import choose_targets
+from quizsmith.generation.wrong_answer_sets import called_alike
 
 PHRASE_KINDS = ("phrase", "term")
 
 
-def strict_keeps(analysis, key: str, text: str) -> bool:
-    """The strict variant's test for a term or other answer (`distractors._called_alike`);
-    the app also keeps a term the passage defines for a key it defines (see below)."""
-    return dis._called_alike(analysis, key, text)
+#: The "strict" variant's test for a term or other answer: it shares the key's head noun or
+#: the noun the passage calls the key (the app's `unlike_the_key` adds that a term beside a
+#: term the passage defines is alike, and that a key's list members are).
+strict_keeps = called_alike
 
 
 def listing(out: Path) -> None:

@@ -13,6 +13,7 @@ from quizsmith.generation.analysis import analyse, parse_phrase, same_kind
 from quizsmith.generation.constituent_targets import concept_targets, passage_targets
 from quizsmith.generation.web_marks import masked
 from quizsmith.generation.writer import stem_problem
+from quizsmith.generation.wrong_answer_sets import unlike_the_key
 
 WEB_PASTE = (
     "The Manicouagan crater is an impact structure in Quebec, Canada.[3] It formed about "
@@ -250,23 +251,36 @@ def test_a_phrase_key_gets_the_passage_phrases_of_its_head_noun_only():
     assert not {"Most geologists", "the valley floor", "the field"} & set(pool)
 
 
-def test_a_phrase_key_gets_terms_and_other_answers_only_of_its_kind():
+def test_a_phrase_keys_other_answers_and_terms_of_another_kind_stand_in_last():
     # The quiz's other answers and the defined terms joined whatever their kind ("Most
     # geologists" among a plate's materials); of 220 read on SQuAD passages, 82% were of
     # another kind (studies/other_answers_kind.py). Another answer with the key's head noun
-    # stays; a term the passage defines keeps its other terms; a name key is unaffected.
+    # or the noun the passage calls the key is alike; a term the passage defines is alike to
+    # its other terms; a name key is not judged here (its kind filter reads entity types).
     passage = (
         "The river carries sand by a process called traction. Fine silt moves by a process "
         "called suspension. Bends known as meanders form in the lower course. Most geologists "
         "study this in the field. Charles Lyell wrote about rivers."
     )
     analysis = analyse(passage)
-    others = ["Most geologists", "the lower course", "Charles Lyell", "fine sand"]
-    sand = dis.same_passage_candidates(analysis, "sand", random.Random(0), others)
-    assert "fine sand" in sand
-    assert not {"Most geologists", "meanders", "suspension", "the lower course"} & set(sand)
-    term = dis.same_passage_candidates(analysis, "traction", random.Random(0), others)
-    assert {"suspension", "meanders"} <= set(term)
-    assert not {"Most geologists", "the lower course", "Charles Lyell"} & set(term)
-    named = dis.same_passage_candidates(analysis, "Charles Lyell", random.Random(0), others)
-    assert "Most geologists" in named
+    assert unlike_the_key(analysis, "sand", "Most geologists")
+    assert unlike_the_key(analysis, "sand", "meanders")
+    assert not unlike_the_key(analysis, "sand", "fine sand")
+    assert not unlike_the_key(analysis, "traction", "suspension")  # both processes
+    assert not unlike_the_key(analysis, "traction", "meanders")  # both terms it defines
+    assert unlike_the_key(analysis, "traction", "the lower course")
+    assert not unlike_the_key(analysis, "Charles Lyell", "Most geologists")
+    # In the filter they stand in only where the others fall short.
+    for wanted, kept in (
+        (2, ["saltation", "suspension"]),
+        (3, ["saltation", "suspension", "Most geologists"]),
+    ):
+        outcome = dis.filter_distractors(
+            "traction",
+            ["Most geologists", "saltation", "suspension"],
+            embed=None,
+            reader=None,
+            config=dis.FilterConfig(wanted=wanted),
+            last=["Most geologists"],
+        )
+        assert outcome.kept == kept

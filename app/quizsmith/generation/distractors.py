@@ -133,6 +133,7 @@ def filter_distractors(
     broader: Callable[[str], float] | None = None,
     passage: str = "",
     analysis: PassageAnalysis | None = None,
+    last: Collection[str] = (),
 ) -> FilterOutcome:
     """Keep up to `config.wanted` candidates that pass every filter.
 
@@ -145,7 +146,8 @@ def filter_distractors(
     candidates that are not the kind of thing the question asks for, and `broader`
     (`broader_reading`, for a key that is a phrase, not a name) those the key is a kind of,
     until enough have passed. `analysis` (the passage's) drops candidates of another kind or
-    form than the key (`kind_and_form`)."""
+    form than the key (`kind_and_form`). Candidates in `last` stand in only for want of others.
+    """
     cfg = config or FilterConfig()
     alias_norms = {normalize_answer(a) for a in aliases}
     fellow_norms = {normalize_answer(m) for m in fellow_members}
@@ -213,6 +215,7 @@ def filter_distractors(
                 checked.append((read.plausibility, text))
         # sorted() is stable: equally plausible candidates keep their sources' order.
         survivors = [text for _, text in sorted(checked, key=lambda pair: -pair[0])]
+    survivors = sorted(survivors, key=lambda text: text in last)  # stable: the order stands
     if key_kind != "phrase":
         # "Is 1954 a kind of 1955?" asks nothing; a name's wrong answers are names (the kind
         # filter above), and a broader term is a common noun ("educational institutions"),
@@ -259,16 +262,16 @@ def same_passage_candidates(
 ) -> list[str]:
     """The passage's own phrases as wrong answers for the key: its siblings in the
     passage's lists, in the passage's order; then the other constituents of its kind (entity
-    group, unit, date) shuffled; then the defined terms and `others` (the quiz's other
-    answers); each once, never the key.
+    group, unit, date; for a common-noun phrase, those of its head noun) shuffled; then the
+    defined terms and `others` (the quiz's other answers); each once, never the key.
 
-    A phrase key's phrases, terms and `others` (not siblings) share its head noun or the noun
-    the passage calls it: "vertical erosion" for lateral erosion, not "Most geologists" for a
-    material; a term the passage defines keeps its other terms (studies/other_answers_kind.py)."""
+    A phrase key's other phrases share its head noun ("vertical erosion" for lateral erosion):
+    any noun phrase is a phrase ("Heavy snowstorms" came for a mountain); where this acts, bad
+    items fell from 79% to 47% (studies/phrase_wrong_answers.py). Terms and `others` of
+    another kind come last in `filter_distractors` (`wrong_answer_sets.unlike_the_key`)."""
     key_c = analysis.find(key) or parse_phrase(key)
     siblings = analysis.siblings(key)
     wanted = key.casefold()
-    phrase = key_c is not None and key_c.kind in ("phrase", "term")
     rest = [
         c.text
         for c in analysis.constituents
@@ -276,29 +279,12 @@ def same_passage_candidates(
         and c.text not in siblings
         and key_c is not None
         and c.group == key_c.group
-        and (not phrase or c.head == key_c.head)
+        and (key_c.kind not in ("phrase", "term") or c.head == key_c.head)
     ]
     rest = list(dict.fromkeys(rest))
     rng.shuffle(rest)
-    terms = [
-        t
-        for t in [*analysis.terms, *others]
-        if t.casefold() != wanted
-        and t not in siblings
-        and (not phrase or {key, t} <= analysis.terms.keys() or _called_alike(analysis, key, t))
-    ]
+    terms = [t for t in [*analysis.terms, *others] if t.casefold() != wanted and t not in siblings]
     return list(dict.fromkeys([*siblings, *rest, *terms]))
-
-
-def _called_alike(analysis: PassageAnalysis, key: str, text: str) -> bool:
-    """Whether two phrases share a head noun or the noun the passage calls them ("a process
-    called traction" and "a process called saltation")."""
-
-    def nouns(phrase: str) -> set[str | None]:
-        c = analysis.find(phrase) or parse_phrase(phrase)
-        return {c.head if c else None, analysis.terms.get(phrase)} - {None, ""}
-
-    return bool(nouns(key) & nouns(text))
 
 
 def kind_and_form(key_c: Constituent | None, key: str, text: str, analysis: PassageAnalysis) -> str:
