@@ -1,8 +1,9 @@
 """What kind of answer a text is ("year", "date", "number", "name", "phrase": `kind_of`), which
 a distractor must share with the key (`same_kind`), and nearby values for a numeric key
 (`numeric_variants`: a year by years, a day within its month, a century by a few and never
-later than the present one). Used by the distractor filters (distractors.py, which re-exports
-these names) and by the stem checks.
+later than the present one), and whether two numbers say one value (`same_value`) or group
+their digits alike (`grouped`). Used by the distractor filters (distractors.py, which
+re-exports these names) and by the stem checks.
 """
 
 from __future__ import annotations

@@ -30,7 +30,8 @@ def wrong_answers(
     group, unit or kind, the defined terms), then nearby numbers; the filters keep those of
     the key's kind and form, the QA model then orders them and, where `asked` names the kind
     of thing the question asks for (where none does, a person or place the key is:
-    `dis.kind_of_entity`), checks each is one (`dis.filter_distractors`)."""
+    `dis.kind_of_entity`), checks each is one (`dis.filter_distractors`). The quiz's other
+    answers and terms `unlike_the_key` stand in last."""
     ctx.cancel.raise_if_cancelled()
     key_c = ctx.analysis.find(target.answer)
     if asked is None:
