@@ -18,9 +18,10 @@ profile's 1.5B models):
   key, the passage's other phrases only where they share its head noun; its fellow list
   members, the defined terms and the quiz's other answers as before; the model's
   candidates as before;
-- strict: as kin, and the defined terms and the quiz's other answers only where they share
-  the key's head noun or the noun the passage calls it (the app since
-  studies/other_answers_kind.py measured it).
+- strict: as kin, and the defined terms and the quiz's other answers only where
+  `wrong_answer_sets.unlike_the_key` does not mark them (the key's head noun or the noun
+  the passage calls it; a term beside a term). The app keeps them, last, instead
+  (studies/other_answers_kind.py).
 Passages: NACo's SQuAD contexts (studies/study_passages.py), none written for either variant;
 of the first 6 targets `choose_targets` picks per passage, up to 3 whose answer is a phrase
 or a term.
@@ -44,9 +45,8 @@ Result (intervals: 95%, bootstrap over the 58 passages): now 73 items, 58 bad (7
 the same set 22, both bad and neither better 12. Shipped (`distractors.
 same_passage_candidates`). Not tried on 100 cases: the defined terms and the quiz's other
 answers kept whatever their kind (both of now's 2 wins are of that: "chopin" and "works"
-beside "rubato"); the "strict" variant holds them to the key's head noun or the noun the
-passage calls it; it was measured on other passages (studies/other_answers_kind.py) and
-shipped.
+beside "rubato"); the "strict" variant drops those `unlike_the_key` marks; measured on
+other passages (studies/other_answers_kind.py), the app puts them last instead.
 Run: PYTHONPATH=app .venv/bin/python studies/phrase_wrong_answers.py OUT.jsonl FROM TO [VARIANTS]
 """
 
@@ -65,6 +65,7 @@ from quizsmith.generation.build_context import BuildContext
 from quizsmith.generation.builder import build_candidates
 from quizsmith.generation.constituent_targets import passage_targets
 from quizsmith.generation.targets import choose_targets
+from quizsmith.generation.wrong_answer_sets import unlike_the_key
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.manager import provider_for_role
 from quizsmith.settings import Settings
@@ -99,8 +100,13 @@ def kin_candidates(analysis, key, rng, others=()):
     return every_phrase(analysis, key, rng, others, head_only=True)
 
 
-#: "strict" is the app's function since it was shipped (studies/other_answers_kind.py).
-VARIANTS = {"now": every_phrase, "kin": kin_candidates, "strict": dis.same_passage_candidates}
+def strict_candidates(analysis, key, rng, others=()):
+    marked = {*others, *analysis.terms}
+    found = kin_candidates(analysis, key, rng, others)
+    return [t for t in found if t not in marked or not unlike_the_key(analysis, key, t)]
+
+
+VARIANTS = {"now": every_phrase, "kin": kin_candidates, "strict": strict_candidates}
 
 
 class Remembered:
