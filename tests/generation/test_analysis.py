@@ -270,6 +270,15 @@ def test_a_phrase_keys_other_answers_and_terms_of_another_kind_stand_in_last():
     assert not unlike_the_key(analysis, "traction", "meanders")  # both terms it defines
     assert unlike_the_key(analysis, "traction", "the lower course")
     assert not unlike_the_key(analysis, "Charles Lyell", "Most geologists")
+    # A name the parser reads as a plain phrase in one sentence and as a name in another is
+    # a name: Joseph Haydn stays beside Beethoven (generation bench, arts_web_beethoven).
+    composers = analyse(
+        "Beethoven wrote nine symphonies. Composer Ludwig van Beethoven studied with Joseph "
+        "Haydn, and Beethoven admired Mozart."
+    )
+    named_twice = [c.kind for c in composers.constituents if c.text == "Beethoven"]
+    assert "name" in named_twice
+    assert not unlike_the_key(composers, "Beethoven", "Joseph Haydn")
     # In the filter they stand in only where the others fall short.
     for wanted, kept in (
         (2, ["saltation", "suspension"]),

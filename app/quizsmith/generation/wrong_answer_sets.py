@@ -93,6 +93,8 @@ def unlike_the_key(analysis: PassageAnalysis, key: str, text: str) -> bool:
     key_c = analysis.find(key) or dis.parse_phrase(key)
     if key_c is None or key_c.kind not in ("phrase", "term"):
         return False
+    if any(c.text == key and c.kind == "name" for c in analysis.constituents):
+        return False  # a name the parser reads as one elsewhere ("Beethoven" beside Haydn)
     if {key, text} <= analysis.terms.keys() or text in analysis.siblings(key):
         return False
     return not called_alike(analysis, key, text)
