@@ -66,7 +66,7 @@ from quizsmith.generation import distractors as dis
 from quizsmith.generation.analysis import analyse
 from quizsmith.generation.constituent_targets import passage_targets
 from quizsmith.generation.targets import choose_targets
-from quizsmith.generation.wrong_answer_sets import called_alike
+from quizsmith.generation.wrong_answer_sets import nouns_called
 
 PHRASE_KINDS = ("phrase", "term")
 
@@ -74,7 +74,8 @@ PHRASE_KINDS = ("phrase", "term")
 #: The "strict" variant's test for a term or other answer: it shares the key's head noun or
 #: the noun the passage calls the key (the app's `unlike_the_key` adds that a term beside a
 #: term the passage defines is alike, and that a key's list members are).
-strict_keeps = called_alike
+def strict_keeps(analysis, key: str, text: str) -> bool:
+    return bool(nouns_called(analysis, key) & nouns_called(analysis, text))
 
 
 def listing(out: Path) -> None:

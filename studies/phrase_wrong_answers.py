@@ -103,7 +103,8 @@ def kin_candidates(analysis, key, rng, others=()):
 def strict_candidates(analysis, key, rng, others=()):
     marked = {*others, *analysis.terms}
     found = kin_candidates(analysis, key, rng, others)
-    return [t for t in found if t not in marked or not unlike_the_key(analysis, key, t)]
+    unlike = set(unlike_the_key(analysis, key, [t for t in found if t in marked]))
+    return [t for t in found if t not in unlike]
 
 
 VARIANTS = {"now": every_phrase, "kin": kin_candidates, "strict": strict_candidates}

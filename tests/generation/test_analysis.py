@@ -263,13 +263,13 @@ def test_a_phrase_keys_other_answers_and_terms_of_another_kind_stand_in_last():
         "study this in the field. Charles Lyell wrote about rivers."
     )
     analysis = analyse(passage)
-    assert unlike_the_key(analysis, "sand", "Most geologists")
-    assert unlike_the_key(analysis, "sand", "meanders")
-    assert not unlike_the_key(analysis, "sand", "fine sand")
-    assert not unlike_the_key(analysis, "traction", "suspension")  # both processes
-    assert not unlike_the_key(analysis, "traction", "meanders")  # both terms it defines
-    assert unlike_the_key(analysis, "traction", "the lower course")
-    assert not unlike_the_key(analysis, "Charles Lyell", "Most geologists")
+    assert unlike_the_key(analysis, "sand", ["Most geologists"])
+    assert unlike_the_key(analysis, "sand", ["meanders"])
+    assert not unlike_the_key(analysis, "sand", ["fine sand"])
+    assert not unlike_the_key(analysis, "traction", ["suspension"])  # both processes
+    assert not unlike_the_key(analysis, "traction", ["meanders"])  # both terms it defines
+    assert unlike_the_key(analysis, "traction", ["the lower course"])
+    assert not unlike_the_key(analysis, "Charles Lyell", ["Most geologists"])
     # A name the parser reads as a plain phrase in one sentence and as a name in another is
     # a name: Joseph Haydn stays beside Beethoven (generation bench, arts_web_beethoven).
     composers = analyse(
@@ -278,7 +278,7 @@ def test_a_phrase_keys_other_answers_and_terms_of_another_kind_stand_in_last():
     )
     named_twice = [c.kind for c in composers.constituents if c.text == "Beethoven"]
     assert "name" in named_twice
-    assert not unlike_the_key(composers, "Beethoven", "Joseph Haydn")
+    assert not unlike_the_key(composers, "Beethoven", ["Joseph Haydn"])
     # In the filter they stand in only where the others fall short.
     for wanted, kept in (
         (2, ["saltation", "suspension"]),

@@ -6,11 +6,11 @@ the editor's "more wrong answers" (more_distractors.py)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from quizsmith.generation import distractors as dis
 from quizsmith.generation import writer
-from quizsmith.generation.analysis import PassageAnalysis
+from quizsmith.generation.analysis import Constituent, PassageAnalysis
 from quizsmith.generation.build_context import BuildContext
 from quizsmith.generation.target import Target
 
@@ -44,9 +44,7 @@ def wrong_answers(
     rng = random.Random(seed)
     others = [*ctx.passage_answers, *ctx.passage_terms]
     from_passage = dis.same_passage_candidates(ctx.analysis, target.answer, rng, others)
-    last = [
-        t for t in others if t not in from_model and unlike_the_key(ctx.analysis, target.answer, t)
-    ]
+    last = unlike_the_key(ctx.analysis, target.answer, (t for t in others if t not in from_model))
     # The model's first: the passage's phrases of the key's entity group are not always of
     # its kind (Egypt for the Nile: both places), and the model reads the question.
     # Nearby values for a number or a date, not for a name or term with a number in it (the
@@ -82,32 +80,36 @@ def wrong_answers(
     return outcome, note
 
 
-def unlike_the_key(analysis: PassageAnalysis, key: str, text: str) -> bool:
-    """Whether one of the quiz's other answers or the passage's terms is, for a common-noun
-    phrase key, likely another kind of thing: not one of the key's list, not of its head noun
-    nor of the noun the passage calls it ("a process called traction", "a process called
-    saltation"), and not a term beside a term the passage defines too ("sire" and "dam").
-    Of 220 such candidates read, 82% were another kind ("Most geologists" among the materials
-    of tectonic plates); dropping them cost items (studies/other_answers_kind.py), so they
-    only stand in where the model's and the passage's own fall short."""
+def unlike_the_key(analysis: PassageAnalysis, key: str, texts: Iterable[str]) -> list[str]:
+    """Those of `texts` (the quiz's other answers, the passage's terms) that are, for a
+    common-noun phrase key, likely another kind of thing: not one of the key's list, not of
+    its head noun nor of the noun the passage calls it ("a process called traction", "a
+    process called saltation"), and not a term beside a term the passage defines too ("sire"
+    and "dam"). Of 220 such candidates read, 82% were another kind ("Most geologists" among
+    the materials of tectonic plates); dropping them cost items (studies/other_answers_kind.
+    py), so they only stand in where the model's and the passage's own fall short. The key's
+    side is read once: each `parse_phrase` is a parse."""
     key_c = analysis.find(key) or dis.parse_phrase(key)
     if key_c is None or key_c.kind not in ("phrase", "term"):
-        return False
+        return []
     if any(c.text == key and c.kind == "name" for c in analysis.constituents):
-        return False  # a name the parser reads as one elsewhere ("Beethoven" beside Haydn)
-    if {key, text} <= analysis.terms.keys() or text in analysis.siblings(key):
-        return False
-    return not called_alike(analysis, key, text)
+        return []  # a name the parser reads as one elsewhere ("Beethoven" beside Haydn)
+    siblings, key_nouns = set(analysis.siblings(key)), nouns_called(analysis, key, key_c)
+    return [
+        t
+        for t in texts
+        if not {key, t} <= analysis.terms.keys()
+        and t not in siblings
+        and not key_nouns & nouns_called(analysis, t)
+    ]
 
 
-def called_alike(analysis: PassageAnalysis, key: str, text: str) -> bool:
-    """Whether two phrases share a head noun or the noun the passage calls them."""
-
-    def nouns(phrase: str) -> set[str | None]:
-        c = analysis.find(phrase) or dis.parse_phrase(phrase)
-        return {c.head if c else None, analysis.terms.get(phrase)} - {None, ""}
-
-    return bool(nouns(key) & nouns(text))
+def nouns_called(
+    analysis: PassageAnalysis, phrase: str, parsed: Constituent | None = None
+) -> set[str]:
+    """A phrase's head noun and the noun the passage calls it, where it does."""
+    c = parsed or analysis.find(phrase) or dis.parse_phrase(phrase)
+    return {n for n in (c.head if c else None, analysis.terms.get(phrase)) if n}
 
 
 def options_of_question(
