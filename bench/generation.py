@@ -13,11 +13,13 @@ Reported per profile: seconds to the first item and to all five (medians over th
 quizzes, and the cold first item), items made, the mean overall estimate, the items with a
 warning and how many of those a passage check confirms, exact duplicate questions (same
 words, case and punctuation aside) and near duplicates (MiniLM cosine >= 0.9 between two
-questions of one quiz), peak memory. Warnings are checked against the passage: an item whose
-key occurs in the passage sentence nearest its question (MiniLM), whose stem reads as a
-question and does not contain the key, "passes the passage check", so a warning on it is
-counted as unconfirmed (a likely false alarm). Hints do not queue an item and are listed
-apart.
+questions of one quiz), peak memory, and the question-writing model's speed on a fixed
+workload after each quiz (prompt and new tokens per second: the machine's speed that day,
+without which a slow day reads as a slow app). Warnings are checked against the
+passage: an item whose key occurs in the passage sentence nearest its question (MiniLM),
+whose stem reads as a question and does not contain the key, "passes the passage check", so
+a warning on it is counted as unconfirmed (a likely false alarm). Hints do not queue an
+item and are listed apart.
 
     .venv/bin/python bench/generation.py [--profiles standard,light] [--n 5] [--threads 2]
         [--passages N] [--only NAME,NAME]
@@ -70,6 +72,15 @@ VERDICTS = ("usable", "needs a fix", "bad")
 _HEADING = re.compile(r"^#### Readings: (\w+) profile")
 _ITEM = re.compile(r"^\d+\. \(([\w-]+)[,)].*Reading: \**(usable|needs a fix|bad)\b")
 RESAMPLES = 10_000
+#: The fixed workload that measures the machine's speed beside each quiz (`generator_speed`):
+#: one day's run read 2.2 times slower than another's on the same code and items, which the
+#: seconds alone would show as a slower app.
+SPEED_TEXT = (
+    "Rivers carry water from high ground to the sea. Along the way they wear away rock, carry "
+    "sand and mud downstream, and drop it where the water slows. "
+)
+SPEED_PROMPT_TOKENS = 300
+SPEED_NEW_TOKENS = 32
 
 
 def passages(only: str = "") -> list[tuple[str, str]]:
@@ -193,6 +204,32 @@ def passage_check(item: Any) -> bool:
     return in_sentence and is_question(item.stem) == 1.0 and key_in_stem(item.stem, item.key) < 1
 
 
+def generator_speed(settings: Any, run: int) -> dict[str, float]:
+    """The question-writing model's prompt and generation speed (tokens/s) on a fixed
+    workload, through the app's provider as a quiz uses it: a ~300-token prompt answered
+    with one token (almost all prompt evaluation), and 32 new tokens after a short prompt,
+    less that prompt's own time. `run` makes each call's prompt new: the model host
+    remembers answers to a prompt it has seen."""
+    from quizsmith.providers.manager import provider_for_role
+
+    generator = provider_for_role("generator", settings)
+    prompt = f"Reading {run}. " + SPEED_TEXT * (SPEED_PROMPT_TOKENS // 30)  # ~30 tokens a copy
+    started = time.perf_counter()
+    read = generator.complete(prompt, max_tokens=1)
+    prompt_s = time.perf_counter() - started
+    short = f"Story {run}, about a river: Once upon a time"
+    started = time.perf_counter()
+    generator.complete(short, max_tokens=1)
+    short_s = time.perf_counter() - started
+    started = time.perf_counter()
+    written = generator.complete(short, max_tokens=SPEED_NEW_TOKENS)
+    new_s = time.perf_counter() - started - short_s
+    return {
+        "prompt_tps": read.prompt_tokens / prompt_s,
+        "generation_tps": max(1, written.completion_tokens - 1) / max(new_s, 1e-6),
+    }
+
+
 def child(profile: str, n: int, threads: int, out: Path, count: int, only: str) -> None:
     """One profile's quizzes, cold, in this process; the results and peak memory to `out`."""
     from quizsmith.providers import catalog
@@ -205,6 +242,8 @@ def child(profile: str, n: int, threads: int, out: Path, count: int, only: str) 
     progress.unlink(missing_ok=True)
     for name, text in passages(only)[:count]:
         runs.append(run_quiz(name, text, n, settings))
+        # After the quiz, so the first quiz's cold start stays what a teacher waits for.
+        runs[-1]["speed"] = generator_speed(settings, len(runs))
         print(profile, json.dumps(runs[-1])[:200], file=sys.stderr, flush=True)
         with progress.open("a", encoding="utf-8") as lines:
             lines.write(json.dumps(runs[-1]) + "\n")
@@ -238,6 +277,13 @@ def summary(profile: str, data: dict[str, Any], n: int) -> str:
     warned = sum(r["warned"] for r in runs)
     firsts = [r["first_item_seconds"] for r in warm if r["first_item_seconds"] is not None]
     cold = runs[0]["first_item_seconds"] or float("nan")
+    speeds = [r["speed"] for r in runs if "speed" in r]  # runs before the column have none
+    speed = (
+        f"{median([s['prompt_tps'] for s in speeds]):.0f} / "
+        f"{median([s['generation_tps'] for s in speeds]):.1f}"
+        if speeds
+        else "not measured"
+    )
     return (
         f"| {profile} ({data['generator']}) | {cold:.0f} | "
         f"{median(firsts) if firsts else float('nan'):.0f} | "
@@ -245,7 +291,7 @@ def summary(profile: str, data: dict[str, Any], n: int) -> str:
         f"{sum(estimates) / len(estimates) if estimates else float('nan'):.2f} | "
         f"{warned} ({sum(r['warned_confirmed'] for r in runs)}) | "
         f"{sum(r['exact_duplicates'] for r in runs)} / {sum(r['near_duplicates'] for r in runs)} | "
-        f"{data['peak_rss_mib'] / 1024:.1f} |"
+        f"{data['peak_rss_mib'] / 1024:.1f} | {speed} |"
     )
 
 
@@ -403,8 +449,9 @@ def main() -> None:
         "",
         "| profile (generator) | first item, cold (s) | first item, warm (median s) | "
         f"{args.n} items, warm (median s) | items made | mean overall | items with a warning "
-        "(confirmed by the passage check) | exact / near duplicate pairs | peak memory (GiB) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "(confirmed by the passage check) | exact / near duplicate pairs | peak memory (GiB) | "
+        "generator speed, prompt / new tokens per s (median over quizzes) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         *(summary(p, d, args.n) for p, d in results.items()),
         "",
     ]
