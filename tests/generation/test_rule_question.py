@@ -161,7 +161,35 @@ def test_a_key_already_made_is_not_followed() -> None:
         {"alvar aalto"},
     )
     assert keys == ["1963"]
-    assert "no phrase of the fact" in notes[0]
+    assert "an earlier item's key" in notes[0]
+
+
+def test_a_facts_question_with_its_own_answer_is_written_once() -> None:
+    """Its prompt is the fact alone, so each target of one sentence got the same reply: on
+    the bench's water cycle passage, 30 calls were 8 prompts. The second target of the
+    sentence reads the first one's question, whose answer is now an item's key."""
+    writer = ScriptedWriter(
+        [("Which architect completed the library?", "Alvar Aalto"), ("Again?", "1963")]
+    )
+    ctx = BuildContext(
+        passage=Passage(text=ARCHITECT_FACT),
+        generator=writer,
+        profile="chat",
+        embed=None,
+        qa=None,
+        cancel=CancelToken(),
+        difficulty=None,
+        seed=0,
+    )
+    year = Target(ARCHITECT_FACT, 0, "1963", ARCHITECT_FACT.index("1963"), "date", 0, 1.0)
+    at = ARCHITECT_FACT.index("Alvar")
+    architect = Target(ARCHITECT_FACT, 0, "Alvar Aalto", at, "name", 0, 1.0)
+    first = build_candidates(year, "short", 1, ctx)
+    assert [c.key for c in first.candidates] == ["Alvar Aalto"] and writer.calls == 1
+    ctx.made_keys.add("alvar aalto")
+    second = build_candidates(architect, "short", 1, ctx)
+    assert second.candidates == [] and writer.calls == 1
+    assert "'Alvar Aalto' is an earlier item's key" in second.notes[0]
 
 
 def test_no_rule_question_stands_in_when_every_chat_attempt_fails() -> None:

@@ -10,6 +10,7 @@ from typing import Final
 
 from quizsmith.domain import Item, Passage
 from quizsmith.generation import distractors as dis
+from quizsmith.generation.writer import Written
 from quizsmith.generation.analysis import PassageAnalysis, analyse
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import Provider
@@ -54,6 +55,11 @@ class BuildContext:
     #: A chat generator's second pass over the facts whose question with its own answer was
     #: dropped (`pipeline`): their questions are answer-aware.
     answer_aware: bool = False
+    #: The question with its own answer written for each fact (`builder._together`): its
+    #: prompt is the fact alone, so every target of one sentence got the same reply at
+    #: temperature 0. On the bench's 148-word water cycle passage, 30 calls were 8 prompts,
+    #: 126 of its 554 s.
+    together_written: dict[str, tuple[Written, str]] = field(default_factory=dict)
 
     @property
     def judge(self) -> Provider | None:

@@ -270,16 +270,18 @@ def _together(
     the target then following its answer) where the answer is a whole constituent of the
     fact not asked before and the question passes the checks; else noted, target unchanged."""
     started = time.perf_counter()
-    written, answer = writer.propose_question_and_answer(
-        ctx.generator, target.fact, difficulty=ctx.difficulty, seed=ctx.seed
-    )
+    if target.fact not in ctx.together_written:
+        ctx.together_written[target.fact] = writer.propose_question_and_answer(
+            ctx.generator, target.fact, difficulty=ctx.difficulty, seed=ctx.seed
+        )
+    written, answer = ctx.together_written[target.fact]
     followed = followed_target(ctx.analysis, target, answer, ctx.made_keys)
     if written.text is None:
         built.notes.append(f"question 1 dropped: {written.reason}")
     elif followed is None:
-        built.notes.append(
-            f"question 1 dropped: its answer {answer!r} is no phrase of the fact to ask for"
-        )
+        asked = followed_target(ctx.analysis, target, answer, set()) is not None
+        why = "an earlier item's key" if asked else "no phrase of the fact to ask for"
+        built.notes.append(f"question 1 dropped: its answer {answer!r} is {why}")
     elif ctx.judge and (
         why := dis.key_of_another_kind(ctx.judge, written.text, followed.answer, {})
     ):
