@@ -149,9 +149,11 @@ def test_facts_whose_question_has_no_phrase_for_an_answer_wait_for_the_spare_fac
         generate_items(PASSAGE, request, settings=Settings(n_threads=1), cancel=CancelToken())
     )
     assert len(result.items) == 1 and result.shortfall is None
-    # Six facts for the one item, where a few-shot generator would try three: a dropped fact
-    # costs one call (pipeline.CHAT_SPARE_TARGETS); then the first of them, answer-aware.
-    assert generator.asked == ["together"] * 6 + ["answer-aware"]
+    # Six facts for the one item, where a few-shot generator would try three
+    # (pipeline.CHAT_SPARE_TARGETS); a dropped fact costs one call per sentence (the
+    # passage's three: a fact's question with its own answer is written once); then the
+    # first of them, answer-aware.
+    assert generator.asked == ["together"] * 3 + ["answer-aware"]
     assert any("is no phrase of the fact" in note for note in result.dropped)
 
     generator = NoPhraseGenerator()
