@@ -41,6 +41,11 @@ def test_masking_keeps_every_offset():
     assert "[3]" not in clean and "[citation needed]" not in clean and ": 8.1" not in clean
     assert "Quebec, Canada." in clean and "$29 in 2020." in clean
     assert masked("History[edit]\n\nIt rained.") == "History      \n\nIt rained."
+    # Wikipedia's cleanup tags go; an editor's own words in brackets are text.
+    tagged = "It prints 2 metres as of January 2013[update], later[when?] more.[dubious – discuss]"
+    assert len(masked(tagged)) == len(tagged)
+    assert masked(tagged).split()[6:] == ["January", "2013", ",", "later", "more."]
+    assert masked("[She] said [i.e. Nicholas I] came.") == "[She] said [i.e. Nicholas I] came."
     guide = "Chicxulub (/ˈtʃiːkʃuluːb/ CHEEK-shoo-loob) is a crater."
     assert masked(guide).split() == ["Chicxulub", "is", "a", "crater."]
 

@@ -10,8 +10,8 @@ from typing import Final
 
 from quizsmith.domain import Item, Passage
 from quizsmith.generation import distractors as dis
-from quizsmith.generation.writer import Written
 from quizsmith.generation.analysis import PassageAnalysis, analyse
+from quizsmith.generation.writer import Written
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import Provider
 
