@@ -164,3 +164,24 @@ def test_facts_whose_question_has_no_phrase_for_an_answer_wait_for_the_spare_fac
     )
     assert len(result.items) == 1
     assert generator.asked == ["together", "answer-aware"]
+
+
+def test_a_phrase_whose_question_has_no_phrase_for_an_answer_is_not_asked_again(
+    quick_generation: Callable[[Provider], None],
+) -> None:
+    """The second pass asks only numbers, dates and names answer-aware: for a phrase or a
+    term such questions read mostly bad (pipeline.ANSWER_AWARE_KINDS). A passage of phrases
+    only ends short, saying why, and no answer-aware question is written."""
+    generator = NoPhraseGenerator()
+    quick_generation(generator)
+    phrases = Passage(
+        text="Rivers carry sand to the sea. Glaciers carve deep valleys. Strong winds move dust.",
+        title="Land",
+    )
+    request = GenerationRequest(n=1, types=("short",), rank=False)
+    _, result = run_to_end(
+        generate_items(phrases, request, settings=Settings(n_threads=1), cancel=CancelToken())
+    )
+    assert result.items == [] and result.shortfall is not None
+    assert generator.asked and set(generator.asked) == {"together"}
+    assert any("not asked again for this answer" in note for note in result.dropped)
