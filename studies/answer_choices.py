@@ -25,12 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from study_passages import qgeval
+from study_passages import app_targets, qgeval
 
 from quizsmith.generation import prompts
-from quizsmith.generation.analysis import analyse, whole_phrases
-from quizsmith.generation.constituent_targets import followed_target, passage_targets
-from quizsmith.generation.targets import choose_targets
+from quizsmith.generation.analysis import whole_phrases
+from quizsmith.generation.constituent_targets import followed_target
 from quizsmith.generation.writer import Written, clean_line, stem_problem, write_stem
 from quizsmith.prompt_fence import fence
 from quizsmith.providers.manager import provider_for_role
@@ -99,10 +98,7 @@ def main() -> None:
     rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     done = {r["id"] for r in rows}
     for pi, text in enumerate(qgeval()[first:last], first):
-        analysis = analyse(text)
-        targets = choose_targets(
-            passage_targets(analysis), 3, passage_text=text, sentences=analysis.sentences
-        )
+        analysis, targets = app_targets(text, 3)
         for ti, target in enumerate(targets):
             for form in forms:
                 rid = f"{pi}#{ti}:{form}"

@@ -21,11 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from study_passages import qgeval
+from study_passages import app_targets, qgeval
 
-from quizsmith.generation.analysis import analyse
-from quizsmith.generation.constituent_targets import passage_targets
-from quizsmith.generation.targets import choose_targets
 from quizsmith.generation.writer import write_stem
 from quizsmith.providers.manager import provider_for_role
 from quizsmith.settings import Settings
@@ -38,10 +35,7 @@ def main() -> None:
     rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     done = {r["id"] for r in rows}
     for pi, text in enumerate(qgeval()[first:last], first):
-        analysis = analyse(text)
-        targets = choose_targets(
-            passage_targets(analysis), 4, passage_text=text, sentences=analysis.sentences
-        )
+        _, targets = app_targets(text, 4)
         for ti, target in enumerate(targets):
             rid = f"{pi}#{ti}"
             if rid in done:

@@ -28,3 +28,17 @@ def cela() -> list[str]:
 def squad() -> list[str]:
     with (DATA / "naco" / "squad_candidates.jsonl").open(encoding="utf-8") as lines:
         return list(dict.fromkeys(json.loads(line)["context"] for line in lines))
+
+
+def app_targets(text: str, n: int):
+    """The passage's analysis and the first `n` targets the app would choose in it (needs
+    PYTHONPATH=app)."""
+    from quizsmith.generation.analysis import analyse
+    from quizsmith.generation.constituent_targets import passage_targets
+    from quizsmith.generation.targets import choose_targets
+
+    analysis = analyse(text)
+    targets = choose_targets(
+        passage_targets(analysis), n, passage_text=text, sentences=analysis.sentences
+    )
+    return analysis, targets

@@ -116,11 +116,9 @@ def test_a_chat_generator_writes_every_candidate() -> None:
 ARCHITECT_FACT = "The library was completed in 1963 by the architect Alvar Aalto."
 
 
-def keys_and_notes(
-    questions: list[str | tuple[str, str]], made: set[str] | None = None
-) -> tuple[list[str], list[str]]:
-    writer = ScriptedWriter(questions)
-    ctx = BuildContext(
+def architect_context(writer: ScriptedWriter, made: set[str] | None = None) -> BuildContext:
+    """A chat generator's run on the architect's fact."""
+    return BuildContext(
         passage=Passage(text=ARCHITECT_FACT),
         generator=writer,
         profile="chat",
@@ -131,8 +129,17 @@ def keys_and_notes(
         seed=0,
         made_keys=made or set(),
     )
-    year = Target(ARCHITECT_FACT, 0, "1963", ARCHITECT_FACT.index("1963"), "date", 0, 1.0)
-    built = build_candidates(year, "short", 2, ctx)
+
+
+def architect_target(answer: str, kind: Any) -> Target:
+    return Target(ARCHITECT_FACT, 0, answer, ARCHITECT_FACT.index(answer), kind, 0, 1.0)
+
+
+def keys_and_notes(
+    questions: list[str | tuple[str, str]], made: set[str] | None = None
+) -> tuple[list[str], list[str]]:
+    ctx = architect_context(ScriptedWriter(questions), made)
+    built = build_candidates(architect_target("1963", "date"), "short", 2, ctx)
     return [c.key for c in built.candidates], built.notes
 
 
@@ -171,23 +178,11 @@ def test_a_facts_question_with_its_own_answer_is_written_once() -> None:
     writer = ScriptedWriter(
         [("Which architect completed the library?", "Alvar Aalto"), ("Again?", "1963")]
     )
-    ctx = BuildContext(
-        passage=Passage(text=ARCHITECT_FACT),
-        generator=writer,
-        profile="chat",
-        embed=None,
-        qa=None,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
-    )
-    year = Target(ARCHITECT_FACT, 0, "1963", ARCHITECT_FACT.index("1963"), "date", 0, 1.0)
-    at = ARCHITECT_FACT.index("Alvar")
-    architect = Target(ARCHITECT_FACT, 0, "Alvar Aalto", at, "name", 0, 1.0)
-    first = build_candidates(year, "short", 1, ctx)
+    ctx = architect_context(writer)
+    first = build_candidates(architect_target("1963", "date"), "short", 1, ctx)
     assert [c.key for c in first.candidates] == ["Alvar Aalto"] and writer.calls == 1
     ctx.made_keys.add("alvar aalto")
-    second = build_candidates(architect, "short", 1, ctx)
+    second = build_candidates(architect_target("Alvar Aalto", "entity"), "short", 1, ctx)
     assert second.candidates == [] and writer.calls == 1
     assert "'Alvar Aalto' is an earlier item's key" in second.notes[0]
 
