@@ -298,3 +298,46 @@ def test_a_phrase_keys_other_answers_and_terms_of_another_kind_stand_in_last():
             last=["Most geologists"],
         )
         assert outcome.kept == kept
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "other"),
+    [
+        # The parser hangs "as" on "in Spain"; the participle still names him.
+        (
+            "The painter Domenikos Theotokopoulos, known in Spain as El Greco, worked in Toledo.",
+            "domenikos theotokopoulos",
+            "El Greco",
+        ),
+        (
+            "Lake Baikal, also known as the Sacred Sea, is the deepest lake in the world.",
+            "lake baikal",
+            "Sacred Sea",
+        ),
+    ],
+)
+def test_a_name_that_a_participle_gives_another_name_has_it_as_an_alias(
+    sentence: str, name: str, other: str
+) -> None:
+    aliases = analyse(sentence).aliases
+    assert other in aliases[name]
+    assert [a.casefold() for a in aliases[other.casefold()]] == [name]
+
+
+def test_a_term_a_common_noun_is_known_as_is_no_other_name_of_it() -> None:
+    analysis = analyse("Rivers cut wide bends known as meanders into the plain.")
+    assert "meanders" in analysis.terms
+    assert analysis.aliases == {}
+
+
+def test_another_name_the_passage_gives_the_key_is_no_wrong_answer() -> None:
+    text = "The painter Domenikos Theotokopoulos, known in Spain as El Greco, worked in Toledo."
+    outcome = dis.filter_distractors(
+        "Domenikos Theotokopoulos",
+        ["El Greco", "Diego Velázquez", "Francisco Goya", "Bartolomé Murillo"],
+        embed=None,
+        reader=None,
+        aliases=analyse(text).aliases["domenikos theotokopoulos"],
+    )
+    assert ("El Greco", "another name the passage gives the key (also right)") in outcome.dropped
+    assert "Diego Velázquez" in outcome.kept

@@ -313,7 +313,7 @@ def _read_sentence(analysis: PassageAnalysis, sentence: Sentence, doc: Any) -> N
     analysis.constituents.sort(key=lambda c: (c.sentence_index, c.start))
     mine = [c for c in analysis.constituents if c.sentence_index == sentence.index]
     analysis.lists += _lists(doc, offset, mine)
-    for a, b in _appositions(doc, offset, mine):
+    for a, b in [*_appositions(doc, offset, mine), *_other_names(doc, offset, mine)]:
         if a.kind in ("number", "date") or b.kind in ("number", "date"):
             continue  # "an asteroid, about ten kilometers in diameter": a measure, no name
         analysis.aliases.setdefault(a.text.casefold(), []).append(b.text)
@@ -507,6 +507,47 @@ def _appositions(
         if a and b and a != b:
             pairs.append((by_text[a], by_text[b]))
     return pairs
+
+
+def _other_names(
+    doc: Any, offset: int, mine: Sequence[Constituent]
+) -> list[tuple[Constituent, Constituent]]:
+    """A name with the other name the sentence gives it by a naming participle: "Francesco
+    Petrarca, known in English as Petrarch", "Everest, known locally as Sagarmatha or
+    Chomolungma". Each is a right answer where the other is the key (the bench's sonnet item
+    offered Petrarch beside Francesco Petrarca). A common noun's "bends known as meanders"
+    defines a term (`_defined`), no other name."""
+    pairs = []
+    by_text = {c.text: c for c in mine}
+    for token in doc:
+        verb = _naming_participle(token)
+        if verb is None or verb.dep_ != "acl":
+            continue
+        a = _member(verb.head, mine, offset)
+        if not a or by_text[a].kind != "name":
+            continue
+        for other in (token, *token.conjuncts):
+            b = _member(other, mine, offset)
+            if b and b != a:
+                pairs.append((by_text[a], by_text[b]))
+    return pairs
+
+
+def _naming_participle(token: Token) -> Token | None:
+    """The participle that gives `token` as a name: "called X", "known as X", also where the
+    parser hangs "as" on a phrase between ("known in English as X": as -> English -> in ->
+    known)."""
+    verb = token.head
+    if token.dep_ in ("oprd", "attr") and verb.lemma_ in NAMING_VERBS and verb.tag_ == "VBN":
+        return verb
+    if token.dep_ != "pobj" or verb.lemma_ != "as":
+        return None
+    up = verb.head
+    if up.dep_ == "pobj" and up.head.dep_ == "prep":
+        up = up.head.head  # one phrase between: "in English"
+    if up.lemma_ in NAMING_AS_VERBS | NAMING_VERBS and up.tag_ == "VBN":
+        return up
+    return None
 
 
 def fact_sentences(analysis: PassageAnalysis) -> list[Sentence]:
