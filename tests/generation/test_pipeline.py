@@ -208,3 +208,66 @@ def test_items_set_aside_fill_the_quiz_when_the_spare_facts_run_out(
     aside = [any(f"{it.key!r}: set aside" in d for d in set_aside) for it in items]
     assert aside[-1] and aside == sorted(aside)  # an item not set aside comes first
     assert all("overall" in it.scores for it in items)
+
+
+CURIE = (
+    "Marie Curie was born in Warsaw in 1867. In 1891 Marie Curie moved to Paris to study "
+    "physics. Together with Pierre Curie she discovered polonium in 1898. Marie Curie named "
+    "polonium after Poland. In 1903 Marie Curie shared the Nobel Prize in Physics with Pierre "
+    "Curie and Henri Becquerel. Marie Curie won a second Nobel Prize, in Chemistry, in 1911."
+)
+
+
+def test_no_item_asks_for_an_answer_an_earlier_items_question_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Interlocking items: a student reads the answer in another question of the quiz. The
+    builder is a stand-in whose first question names every other fact's answer; the facts,
+    the pipeline and its loaded models are real."""
+    from quizsmith.domain import Item
+    from quizsmith.generation import pipeline
+    from quizsmith.generation.build_context import Built
+
+    answers: list[str] = []
+
+    def naming_builder(target, item_type, k, ctx, *, keep=None):  # type: ignore[no-untyped-def]
+        answers.append(target.answer)
+        if len(answers) == 1:
+            others = [a for a in ctx.passage_answers if a != target.answer]
+            stem = f"Which of {', '.join(others)} is linked to {target.answer}?"
+        else:
+            stem = f"What does the passage say about fact {len(answers)}?"
+        return Built([Item(type="short", stem=stem, key=target.answer)])
+        yield  # a generator, as build_steps is
+
+    monkeypatch.setattr(pipeline, "build_steps", naming_builder)
+    request = GenerationRequest(n=3, types=("short",), rank=False, candidates_per_target=1)
+    items, result = run(Passage(text=CURIE), request)
+    assert items and answers
+    for i, item in enumerate(items):
+        assert not pipeline.given_away(item.key, [earlier.stem for earlier in items[:i]]), item.key
+    # The facts the first question names were skipped before any model call.
+    assert len(answers) == 1 and len(items) == 1
+    assert any(pipeline.GIVEN_AWAY in d for d in result.dropped)
+
+
+@pytest.mark.parametrize(
+    ("key", "stem", "named"),
+    [
+        (
+            "Joseph Priestley",
+            "In which year did Joseph Priestley show that mint restores air?",
+            True,
+        ),
+        ("the Nobel Prize", "Which year did Curie win the Nobel Prize in Chemistry?", True),
+        ("1911", "Which year did Curie win the Nobel Prize in Chemistry?", False),
+        ("Paris", "Where was Curie born?", False),
+    ],
+)
+def test_an_answer_is_given_away_where_a_question_names_it(
+    key: str, stem: str, named: bool
+) -> None:
+    from quizsmith.generation.pipeline import given_away
+
+    assert given_away(key, [stem]) is named
+    assert not given_away(key, [])

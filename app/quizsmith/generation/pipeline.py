@@ -27,6 +27,7 @@ from quizsmith.generation.builder import (
     build_steps,
 )
 from quizsmith.generation.constituent_targets import concept_targets, passage_targets
+from quizsmith.generation.distractors import named_in
 from quizsmith.generation.model_names import model_name, provider_name
 from quizsmith.generation.parser import PARSER_MODEL, parser_loaded, pipeline
 from quizsmith.generation.rank import (
@@ -175,6 +176,11 @@ def generate_items(
                 # An earlier question written with its own answer took this key.
                 result.dropped.append(f"{target.answer!r}: an earlier item's key already")
                 continue
+            made_stems = [it.stem for it in [*result.items, *set_aside]]
+            if target.kind != "pinned" and given_away(target.answer, made_stems):
+                # Before any model call: the quiz's own question would give the answer away.
+                result.dropped.append(f"{target.answer!r}: {GIVEN_AWAY}")
+                continue
             item_type = request.types[len(result.items) % len(request.types)]
             if item_type in VERBATIM_TYPES and _voiced(analysis, target):
                 # Copied as it stands, the sentence would keep "we", "you" or "above".
@@ -223,11 +229,19 @@ def generate_items(
             # Two items with one question (different keys) are one question asked twice; a
             # question already in the bank (or rejected there) is not written again. Before
             # ranking: a candidate that cannot be kept is not worth its model time.
-            asked = [*request.avoid_stems, *(it.stem for it in [*result.items, *set_aside])]
+            asked = [*request.avoid_stems, *made_stems]
             fresh = new_candidates(built.candidates, asked)
             if not fresh:
                 gave_none[target.answer] = "the same question as an earlier item"
                 result.dropped.append(f"{target.answer!r}: {gave_none[target.answer]}")
+                continue
+            # A question written with its own answer may pick another key than the target's.
+            fresh = [
+                c for c in fresh if target.kind == "pinned" or not given_away(c.key, made_stems)
+            ]
+            if not fresh:
+                gave_none[target.answer] = GIVEN_AWAY
+                result.dropped.append(f"{target.answer!r}: {GIVEN_AWAY}")
                 continue
             ranked = fresh
             if request.rank:  # also a lone candidate: the item arrives scored
@@ -453,6 +467,20 @@ def new_candidates(candidates: Sequence[Item], asked_stems: Sequence[str]) -> li
             asked.add(key)
             kept.append(item)
     return kept
+
+
+#: Why a fact whose answer an earlier item's question names gives no item.
+GIVEN_AWAY = "an earlier item's question names this answer, which would give it away"
+
+
+def given_away(key: str, stems: Sequence[str]) -> bool:
+    """Whether one of the quiz's questions names `key` (whole words, case and articles
+    aside): a student reads the answer there. Item-writing guides call such items
+    interlocking; the bench's photosynthesis quiz asked who showed that a sprig of mint
+    restores air after another item asked the year Joseph Priestley showed it. An earlier
+    item's key named in a later question is not checked: it would drop the passage's
+    subject from every later question ("Where was Beethoven born?")."""
+    return any(named_in(key, stem) for stem in stems)
 
 
 def _quoted(answer: str) -> str:
