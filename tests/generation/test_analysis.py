@@ -341,3 +341,14 @@ def test_another_name_the_passage_gives_the_key_is_no_wrong_answer() -> None:
     )
     assert ("El Greco", "another name the passage gives the key (also right)") in outcome.dropped
     assert "Diego Velázquez" in outcome.kept
+
+
+def test_one_of_a_group_is_no_number_but_a_count_of_a_group_is() -> None:
+    analysis = analyse(
+        "One of the oldest maps of the world was drawn on clay. Three of the moons of Mars "
+        "were found in one year."
+    )
+    kinds = {c.text: c.kind for c in analysis.constituents}
+    assert "One" not in kinds and kinds["oldest maps"] == "phrase"
+    assert kinds["Three"] == "number"
+    assert kinds["one year"] == "date"  # "one" counting a noun stays

@@ -1,0 +1,67 @@
+"""Study: "one" of "One of its affiliates" is no count to ask for (issue 44).
+
+The parser reads "One" of "One of its affiliates, WCVB-TV premiered ..." as a number (the
+NER's CARDINAL), and it became a number target: 2 of 19 number readings in
+`second_pass_kinds` and one in `answer_choices` asked "How many of its affiliates ...?".
+This lists every number constituent of QGEval's, CELA's and NACo's SQuAD passages that picks
+out of a group (the number's own "of" phrase, the parser's `prep` child): the rule
+(`analysis._one_of`) drops those that are a lone "one". Each sentence it drops is read:
+is the number a count a teacher would ask for? Per-case results go to partitive_one.jsonl
+("reading" for the dropped ones: "count" or "not a count").
+Result: see studies/README.md (`partitive_one`).
+Run: PYTHONPATH=app .venv/bin/python studies/partitive_one.py
+"""
+
+import json
+from pathlib import Path
+
+from study_passages import cela, qgeval, squad
+
+from quizsmith.generation import analysis as an
+
+OUT = Path(__file__).with_suffix(".jsonl")
+readings = {}
+if OUT.exists():
+    for line in OUT.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        readings[(row["number"], row["sentence"])] = row.get("reading", "")
+
+shipped_one_of = an._one_of
+an._one_of = lambda tokens: False  # every number as before, to see what the rule drops
+read_sentence = an._read_sentence
+rows, numbers = [], 0
+reading_now = {"source": ""}
+
+
+def recording(analysis, sentence, doc):
+    global numbers
+    read_sentence(analysis, sentence, doc)
+    for c in analysis.in_sentence(sentence.index):
+        if c.kind != "number":
+            continue
+        numbers += 1
+        at = c.start - sentence.start
+        tokens = [t for t in doc if at <= t.idx < at + len(c.text)]
+        if tokens and any(t.dep_ == "prep" and t.lower_ == "of" for t in tokens[-1].children):
+            rows.append(
+                {
+                    "source": reading_now["source"],
+                    "number": c.text,
+                    "sentence": sentence.text,
+                    "dropped": shipped_one_of(tokens),
+                    "reading": readings.get((c.text, sentence.text), ""),
+                }
+            )
+
+
+an._read_sentence = recording
+for source, passages in (("qgeval", qgeval()), ("cela", cela()), ("squad", squad())):
+    reading_now["source"] = source
+    for text in passages:
+        an.analyse.cache_clear()
+        an.analyse(text)
+OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+dropped = [r for r in rows if r["dropped"]]
+print(f"{numbers} number constituents, {len(rows)} partitive, {len(dropped)} dropped:")
+for reading in ("not a count", "count", ""):
+    print(f"  {reading or 'not read'}: {sum(r['reading'] == reading for r in dropped)}")
