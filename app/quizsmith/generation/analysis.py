@@ -401,9 +401,10 @@ def _numeric(token: Token) -> bool:
 
 def _one_of(tokens: list[Token]) -> bool:
     """Whether a number is the "one" of "One of its affiliates" or "one of the first printed
-    works": the parser reads a number, but it picks one of a group, no count to ask for ("How many of its affiliates ...?").
-    The `partitive_one` study read all 74 on QGEval, CELA and SQuAD passages: none a count;
-    other partitive numbers ("Four of the sororities", "42% of the insurgents") are."""
+    works": the parser reads a number, but it picks one of a group, no count to ask for
+    ("How many of its affiliates ...?"). The `partitive_one` study read all 74 on QGEval,
+    CELA and SQuAD passages: none a count; other partitive numbers ("Four of the
+    sororities", "42% of the insurgents") are."""
     return (
         len(tokens) == 1
         and tokens[0].lower_ == "one"
