@@ -437,3 +437,18 @@ def test_a_counts_wrong_answers_keep_the_noun_it_counts() -> None:
     script = Script(SYMPHONIES_FACT, ["How many symphonies did Beethoven write?"], ["4", "1"], {})
     (wrong,), _ = _build(False, script, "9 symphonies", "number")
     assert len(wrong) == 3 and all(w.endswith(" symphonies") for w in wrong)
+
+
+def test_two_good_wrong_answers_make_a_three_option_item() -> None:
+    """Only Euripides and Aeschylus are playwrights: the item comes with those two (three
+    options), not dropped for want of a third, nor filled with a character of the play."""
+    wrong_ones = ["Creon", "Euripides", "King of Thebes", "Aeschylus"]
+    two = Script(FACT, STEMS[1:], wrong_ones, SOPHOCLES.says_yes)
+    (wrong,), _ = _build(True, two)
+    assert sorted(wrong) == ["Aeschylus", "Euripides"]
+
+
+def test_one_good_wrong_answer_makes_no_item() -> None:
+    one = Script(FACT, STEMS[1:], ["Creon", "Euripides", "King of Thebes"], SOPHOCLES.says_yes)
+    options, _ = _build(True, one)
+    assert options == []

@@ -1,6 +1,7 @@
 """Which of a target's checked wrong answers one question gets (`options_of_question`): the
-ones it does not name, and those the option check reads as another kind of answer than the
-key last (the "a wrong answer no one would choose" warning its review would raise)."""
+ones it does not name, without those likely of another kind than the key (the "a wrong
+answer no one would choose" warning its review would raise, and the stand-ins) while two
+others are left."""
 
 from __future__ import annotations
 
@@ -19,17 +20,35 @@ def test_a_spare_takes_the_place_of_a_wrong_answer_of_another_kind() -> None:
         kept=["1216", "Charter of the Forest", "Petition of Right"],
         spare=["Assize of Clarendon"],
     )
-    chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE)
+    chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE, 2)
     assert chosen == ["Charter of the Forest", "Petition of Right", "Assize of Clarendon"]
     ((text, why),) = left_out
     assert text == "1216" and "is a number where the key" in why
 
 
-def test_without_a_spare_the_wrong_answer_of_another_kind_stays_last() -> None:
+def test_without_a_spare_the_wrong_answer_of_another_kind_leaves_a_three_option_item() -> None:
     outcome = FilterOutcome(kept=["1216", "Charter of the Forest", "Petition of Right"])
-    chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE)
+    chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE, 2)
+    assert chosen == ["Charter of the Forest", "Petition of Right"]
+    ((text, why),) = left_out
+    assert text == "1216" and "the item has fewer options" in why
+    # Where three wrong answers are the fewest, it stays, last.
+    chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE, 3)
     assert chosen == ["Charter of the Forest", "Petition of Right", "1216"]
     assert left_out == []
+
+
+def test_a_stand_in_of_another_kind_is_left_out_while_two_others_remain() -> None:
+    outcome = FilterOutcome(
+        kept=["Charter of the Forest", "meadow", "Petition of Right"], stand_ins=["meadow"]
+    )
+    chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE, 2)
+    assert chosen == ["Charter of the Forest", "Petition of Right"]
+    assert [text for text, _ in left_out] == ["meadow"]
+    # With one other left, the stand-in fills in: an item needs two wrong answers.
+    outcome = FilterOutcome(kept=["Charter of the Forest", "meadow"], stand_ins=["meadow"])
+    chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE, 2)
+    assert chosen == ["Charter of the Forest", "meadow"] and left_out == []
 
 
 def test_a_wrong_answer_the_question_names_is_left_out_with_that_reason() -> None:
@@ -38,6 +57,6 @@ def test_a_wrong_answer_the_question_names_is_left_out_with_that_reason() -> Non
         spare=["Assize of Clarendon"],
     )
     question = "Which charter did King John accept at Runnymede Charter meadow?"
-    chosen, left_out = options_of_question(question, "Magna Carta", outcome, 3, PASSAGE)
+    chosen, left_out = options_of_question(question, "Magna Carta", outcome, 3, PASSAGE, 2)
     assert "Runnymede Charter" not in chosen and len(chosen) == 3
     assert left_out == [("Runnymede Charter", NAMED_IN_QUESTION)]

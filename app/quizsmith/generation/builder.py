@@ -210,7 +210,9 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     tries = [(seed, text) for seed, text, _, _ in stems]
     if lone:
         tries.append((tries[0][0] + DISTRACTOR_RETRY_SEED, tries[0][1]))
+    fewest = ctx.filter_config.fewest
     outcome = dis.FilterOutcome()
+    enough: dis.FilterOutcome | None = None  # the fullest set with `fewest`, for want of more
     for n, (seed, text) in enumerate(tries, 1):
         yield BuildStep("choosing wrong answers and checking them", k / parts)
         earlier = outcome.kept if lone else []
@@ -219,20 +221,25 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
             built.notes.append(note)
         if len(outcome.kept) >= wanted:
             break
+        if len(outcome.kept) >= max(fewest, len(enough.kept) + 1 if enough else 0):
+            enough = outcome
         if lone and n < len(tries):
             continue
-        # In a teacher's words: the note reaches the window's shortfall message (issue 47).
-        built.notes.append(
-            f"too few good wrong answers for \u201c{text}\u201d ({len(outcome.kept)} of the "
-            f"{wanted} needed passed the checks)"
-        )
+        if enough is None:
+            # In a teacher's words: the note reaches the window's shortfall message (issue 47).
+            built.notes.append(
+                f"too few good wrong answers for \u201c{text}\u201d ({len(outcome.kept)} "
+                f"passed the checks, {fewest} needed)"
+            )
     else:
-        return built
+        if enough is None:
+            return built
+        outcome = enough
     for seed, text, started, method in stems:
         chosen, left_out = options_of_question(
-            text, target.answer, outcome, wanted, ctx.passage.text
+            text, target.answer, outcome, wanted, ctx.passage.text, fewest
         )
-        if len(chosen) < wanted:
+        if len(chosen) < fewest:
             built.notes.append(
                 f"question {text!r} dropped: it names the wrong answers that passed the "
                 "checks, and too few others are left"

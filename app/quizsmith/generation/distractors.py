@@ -100,6 +100,13 @@ class FilterConfig:
     max_between_distractors: float = 0.92
     max_words: int = 12
     wanted: int = 3
+    #: The fewest wrong answers an item is made with: two good ones make a three-option item
+    #: rather than none, or a fourth option of another kind. Three options serve as well as
+    #: four where no fourth is plausible (Rodriguez 2005, "Three options are optimal for
+    #: multiple-choice items", a meta-analysis of 80 years of research), and the bench's
+    #: items to fix were mostly one such fourth option ("Gustave Caillebotte" among names for
+    #: a group of painters; "passenger's motion" beside friction and momentum).
+    fewest: int = 2
 
 
 #: The reason recorded for a survivor beyond the wanted number: it passed every check, so
@@ -114,6 +121,9 @@ class FilterOutcome:
     #: Survivors beyond the wanted number, best first: a question that names one of the kept
     #: ones takes the next of these instead (`options_for`).
     spare: list[str] = field(default_factory=list)
+    #: Those of `kept` and `spare` that stand in for want of others (`last`): likely another
+    #: kind of answer than the key.
+    stand_ins: list[str] = field(default_factory=list)
 
     def drop(self, text: str, reason: str) -> None:
         self.dropped.append((text, reason))
@@ -227,6 +237,7 @@ def filter_distractors(
         )
     out.kept = survivors[: cfg.wanted]
     out.spare = survivors[cfg.wanted :]
+    out.stand_ins = [text for text in survivors if text in last]
     for text in out.spare:
         out.drop(text, NOT_NEEDED)
     return out

@@ -113,27 +113,41 @@ def nouns_called(
 
 
 def options_of_question(
-    question: str, key: str, outcome: dis.FilterOutcome, wanted: int, passage: str
+    question: str, key: str, outcome: dis.FilterOutcome, wanted: int, passage: str, fewest: int
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """(the wrong answers for one of a target's questions, the kept ones left out with why):
-    the best survivors it does not name (`dis.options_for`), those the option check reads as
-    another kind of answer than the key last, so that a spare takes their place where there is
-    one. That check raises the item's "a wrong answer no one would choose" warning
-    (quality/option_checks.py; precision 0.69 [0.62, 0.76], recall 0.83 on CELA's labelled
-    distractors, out of fold): a generation that delivers what its own review then warns of
-    left items to fix ("Innocent III" for the Magna Carta, on the generation bench)."""
+    the best survivors it does not name (`dis.options_for`), without those likely of another
+    kind than the key where `fewest` others are left: those the option check reads so, and
+    the stand-ins (`unlike_the_key`). That check raises the item's "a wrong answer no one
+    would choose" warning (quality/option_checks.py; precision 0.69 [0.62, 0.76], recall
+    0.83 on CELA's labelled distractors, out of fold): a generation that delivers what its
+    own review then warns of left items to fix ("Innocent III" for the Magna Carta, on the
+    generation bench). A spare takes such an option's place; where none is left the item
+    has fewer options (`FilterConfig.fewest`), and only below that do they fill in."""
     from quizsmith.quality.option_checks import diagnose
 
     fit = dis.options_for(question, outcome, len(outcome.kept) + len(outcome.spare))
     other_kind = {
         d.text: d.other_kind[0].text for d in diagnose(question, key, fit, passage) if d.other_kind
     }
-    chosen = [*(d for d in fit if d not in other_kind), *(d for d in fit if d in other_kind)]
+    weak = {*other_kind, *outcome.stand_ins}
+    good = [d for d in fit if d not in weak]
+    chosen = good[:wanted] if len(good) >= fewest else [*good, *(d for d in fit if d in weak)]
     chosen = chosen[:wanted]
     left_out = [(d, dis.NAMED_IN_QUESTION) for d in outcome.kept if d not in fit]
+    instead = "a spare took its place" if len(chosen) == wanted else "the item has fewer options"
     left_out += [
-        (d, f"{why} (a wrong answer no one would choose, and a spare took its place)")
+        (d, f"{why} (a wrong answer no one would choose, and {instead})")
         for d, why in other_kind.items()
         if d not in chosen and d in outcome.kept
     ]
+    left_out += [
+        (d, f"{STAND_IN} ({instead})")
+        for d in outcome.stand_ins
+        if d not in chosen and d not in other_kind and d in outcome.kept
+    ]
     return chosen, left_out
+
+
+#: Why a stand-in (`unlike_the_key`) was left out of an item.
+STAND_IN = "one of the quiz's other answers or the passage's terms, likely another kind of answer"
