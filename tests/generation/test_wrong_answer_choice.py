@@ -60,3 +60,14 @@ def test_a_wrong_answer_the_question_names_is_left_out_with_that_reason() -> Non
     chosen, left_out = options_of_question(question, "Magna Carta", outcome, 3, PASSAGE, 2)
     assert "Runnymede Charter" not in chosen and len(chosen) == 3
     assert left_out == [("Runnymede Charter", NAMED_IN_QUESTION)]
+
+
+def test_a_wrong_answer_in_another_form_than_the_key_is_left_out_while_two_remain() -> None:
+    # A plural among singular answers is the odd one out by its form.
+    sonnets = "Most English sonnets are written in iambic pentameter, in three quatrains."
+    outcome = FilterOutcome(kept=["trochaic pentameter", "quatrains", "dactylic hexameter"])
+    question = "What is the meter of most English sonnets?"
+    chosen, left_out = options_of_question(question, "iambic pentameter", outcome, 3, sonnets, 2)
+    assert chosen == ["trochaic pentameter", "dactylic hexameter"]
+    ((text, why),) = left_out
+    assert text == "quatrains" and "plural" in why and "fewer options" in why

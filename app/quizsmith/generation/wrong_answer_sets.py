@@ -117,19 +117,22 @@ def options_of_question(
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """(the wrong answers for one of a target's questions, the kept ones left out with why):
     the best survivors it does not name (`dis.options_for`), without those likely of another
-    kind than the key where `fewest` others are left: those the option check reads so, and
-    the stand-ins (`unlike_the_key`). That check raises the item's "a wrong answer no one
-    would choose" warning (quality/option_checks.py; precision 0.69 [0.62, 0.76], recall
-    0.83 on CELA's labelled distractors, out of fold): a generation that delivers what its
-    own review then warns of left items to fix ("Innocent III" for the Magna Carta, on the
-    generation bench). A spare takes such an option's place; where none is left the item
-    has fewer options (`FilterConfig.fewest`), and only below that do they fill in."""
+    kind or form than the key where `fewest` others are left: those the option check reads
+    so, and the stand-ins (`unlike_the_key`). That check raises the item's "a wrong answer
+    no one would choose" warning (quality/option_checks.py; precision 0.69 [0.62, 0.76],
+    recall 0.83 on CELA's labelled distractors, out of fold): a generation that delivers what
+    its own review then warns of left items to fix ("Innocent III" for the Magna Carta, on
+    the generation bench); its hint of another form (a plural beside a singular key:
+    "quatrains" for iambic pentameter; precision 0.60-0.62 on CELA) was on 16 of the
+    standard bench's 120 items at cdaf489, none read usable. A spare takes such an option's
+    place; where none is left the item has fewer options (`FilterConfig.fewest`), and only
+    below that do they fill in."""
     from quizsmith.quality.option_checks import diagnose
 
     fit = dis.options_for(question, outcome, len(outcome.kept) + len(outcome.spare))
-    other_kind = {
-        d.text: d.other_kind[0].text for d in diagnose(question, key, fit, passage) if d.other_kind
-    }
+    diagnoses = diagnose(question, key, fit, passage)
+    other_kind = {d.text: d.other_kind[0].text for d in diagnoses if d.other_kind}
+    other_kind |= {d.text: d.other_form[0].text for d in diagnoses if d.other_form}
     weak = {*other_kind, *outcome.stand_ins}
     good = [d for d in fit if d not in weak]
     chosen = good[:wanted] if len(good) >= fewest else [*good, *(d for d in fit if d in weak)]
