@@ -71,3 +71,11 @@ def test_a_wrong_answer_in_another_form_than_the_key_is_left_out_while_two_remai
     assert chosen == ["trochaic pentameter", "dactylic hexameter"]
     ((text, why),) = left_out
     assert text == "quatrains" and "plural" in why and "fewer options" in why
+
+
+def test_names_are_not_left_out_for_the_taggers_guess_at_their_number() -> None:
+    # The tagger reads "Sophocles" as a plural proper noun, "Aeschylus" as a singular one.
+    fact = "Antigone is a tragedy by Sophocles, written in or before 441 BC."
+    outcome = FilterOutcome(kept=["Aeschylus", "Euripides", "Aristophanes"])
+    chosen, left_out = options_of_question("Who wrote Antigone?", "Sophocles", outcome, 3, fact, 2)
+    assert chosen == ["Aeschylus", "Euripides", "Aristophanes"] and left_out == []

@@ -222,9 +222,7 @@ def differences(option: str, form: Form, key: str, key_form: Form) -> list[Diffe
                 f"{o} is {_pos_words(form.pos)} where the key {k} is {_pos_words(key_form.pos)}",
             )
         )
-    elif form.tag != key_form.tag and form.pos == key_form.pos != "PROPN":
-        # Not between names: the tagger's number on a name is a guess from its letters
-        # ("Sophocles" and "Ganges" read as plurals beside "Aeschylus" and "Nile").
+    elif form.tag != key_form.tag and form.pos == key_form.pos:
         found.append(
             Difference(
                 "tag",
