@@ -132,11 +132,12 @@ def options_of_question(
     fit = dis.options_for(question, outcome, len(outcome.kept) + len(outcome.spare))
     diagnoses = diagnose(question, key, fit, passage)
     other_kind = {d.text: d.other_kind[0].text for d in diagnoses if d.other_kind}
-    # Not between names: the tagger's number on a name is a guess from its letters
-    # ("Sophocles" and "Ganges" read as plurals beside "Aeschylus" and "Nile").
-    other_kind |= {
-        d.text: d.other_form[0].text for d in diagnoses if d.other_form and d.head_pos != "PROPN"
-    }
+    for d in diagnoses:
+        # Not a name's number: the tagger guesses it from the letters ("Sophocles" and
+        # "Ganges" read as plurals beside "Aeschylus" and "Nile").
+        form = [x for x in d.other_form if not (x.part == "tag" and d.head_pos == "PROPN")]
+        if form and d.text not in other_kind:
+            other_kind[d.text] = form[0].text
     weak = {*other_kind, *outcome.stand_ins}
     good = [d for d in fit if d not in weak]
     chosen = good[:wanted] if len(good) >= fewest else [*good, *(d for d in fit if d in weak)]
