@@ -45,10 +45,16 @@ def test_a_stand_in_of_another_kind_is_left_out_while_two_others_remain() -> Non
     chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE, 2)
     assert chosen == ["Charter of the Forest", "Petition of Right"]
     assert [text for text, _ in left_out] == ["meadow"]
-    # With one other left, the stand-in fills in: an item needs two wrong answers.
+    # With one other left, the stand-in fills a full set, last; a short set never takes it:
+    # too few, the fact gives no item.
+    outcome = FilterOutcome(
+        kept=["meadow", "Charter of the Forest", "barons"], stand_ins=["meadow", "barons"]
+    )
+    chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE, 2)
+    assert chosen == ["Charter of the Forest", "meadow", "barons"] and left_out == []
     outcome = FilterOutcome(kept=["Charter of the Forest", "meadow"], stand_ins=["meadow"])
     chosen, left_out = options_of_question(QUESTION, "Magna Carta", outcome, 3, PASSAGE, 2)
-    assert chosen == ["Charter of the Forest", "meadow"] and left_out == []
+    assert chosen == ["Charter of the Forest"]
 
 
 def test_a_wrong_answer_the_question_names_is_left_out_with_that_reason() -> None:

@@ -241,8 +241,8 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
         )
         if len(chosen) < fewest:
             built.notes.append(
-                f"question {text!r} dropped: it names the wrong answers that passed the "
-                "checks, and too few others are left"
+                f"question {text!r} dropped: too few good wrong answers are left (it names "
+                "some, or they read as another kind or form than the key)"
             )
             continue
         dropped = [*left_out, *(pair for pair in outcome.dropped if pair[0] not in chosen)]

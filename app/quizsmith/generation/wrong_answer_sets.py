@@ -126,7 +126,7 @@ def options_of_question(
     "quatrains" for iambic pentameter; precision 0.60-0.62 on CELA) was on 16 of the
     standard bench's 120 items at cdaf489, none read usable. A spare takes such an option's
     place; where none is left the item has fewer options (`FilterConfig.fewest`), and only
-    below that do they fill in."""
+    below that do they fill in, and only a full set: two wrong answers are two good ones."""
     from quizsmith.quality.option_checks import diagnose
 
     fit = dis.options_for(question, outcome, len(outcome.kept) + len(outcome.spare))
@@ -140,8 +140,12 @@ def options_of_question(
             other_kind[d.text] = form[0].text
     weak = {*other_kind, *outcome.stand_ins}
     good = [d for d in fit if d not in weak]
-    chosen = good[:wanted] if len(good) >= fewest else [*good, *(d for d in fit if d in weak)]
-    chosen = chosen[:wanted]
+    if len(good) >= fewest:
+        chosen = good[:wanted]
+    elif len(fit) >= wanted:  # a full set, as before: its weak ones last
+        chosen = [*good, *(d for d in fit if d in weak)][:wanted]
+    else:  # never a short set with a weak one in it: too few, the fact gives no item
+        chosen = good
     left_out = [(d, dis.NAMED_IN_QUESTION) for d in outcome.kept if d not in fit]
     instead = "a spare took its place" if len(chosen) == wanted else "the item has fewer options"
     left_out += [
