@@ -215,8 +215,13 @@ def generate_items(
             )
             for note in built.notes:
                 result.dropped.append(f"{target.answer!r}: {note}")
-            if built.together_dropped:
+            if built.together_dropped and target.kind in ANSWER_AWARE_KINDS:
                 retry.append(target)
+            elif built.together_dropped:
+                result.dropped.append(
+                    f"{target.answer!r}: not asked again for this answer (such questions about "
+                    "a phrase or a term read mostly bad)"
+                )
             if not built.candidates:
                 gave_none[target.answer] = built.notes[-1] if built.notes else "no candidate"
                 continue
@@ -392,16 +397,12 @@ def _qa(settings: Settings, result: GenerationResult) -> Provider | None:
     return qa
 
 
-#: The kinds of fact the second pass asks answer-aware first (`_passes`); phrases and terms
-#: follow only where these leave the quiz short. On QGEval passages not read before
-#: (`second_pass_kinds`, studies/README.md) answer-aware questions about phrases and terms
-#: read 1 usable, 5 bad of 11 ("What does chloroplasts carry out?" for "number"), and 24 of
-#: their 35 facts gave none that passed the checks; names 6 and 5 of 18, numbers and dates 9
-#: and 5 of 19. On the bench they made the slowest quizzes slower: the water cycle's second
-#: pass asked 26 facts, most of them phrases, for one item, which was bad. Not asked at all
-#: (b8d2c30), they left quizzes to the items set aside, which read worse still: the 4 that
-#: filled a 4-passage check at eb71f19 all bad (a key the passage contradicts: "16" for a sum
-#: of 34), as 64% of the questions the reader's warning marks on QGEval.
+#: The kinds of fact the second pass asks answer-aware (`_passes`): not a phrase or a term.
+#: On QGEval passages not read before (`second_pass_kinds`, studies/README.md) those
+#: questions read 1 usable, 5 bad of 11 ("What does chloroplasts carry out?" for "number"),
+#: and 24 of their 35 facts gave none that passed the checks; names 6 and 5 of 18, numbers
+#: and dates 9 and 5 of 19. On the bench they made the slowest quizzes slower: the water
+#: cycle's second pass asked 26 facts, most of them phrases, for one item, which was bad.
 ANSWER_AWARE_KINDS: Final = frozenset({"number", "date", "entity"})
 
 
@@ -410,14 +411,12 @@ def _passes(
 ) -> Iterator[tuple[int, Target]]:
     """The targets with their index, then, where the quiz is still short, those in `retry`
     (filled while the first pass runs: a chat generator's facts whose question with its own
-    answer was dropped), asked answer-aware this time: numbers, dates and names first, then
-    phrases and terms (`ANSWER_AWARE_KINDS`). On a passage where the 1.5B model answers
-    every fact with a clause (the bench's supply-and-demand section), the first pass alone
-    made no item."""
+    answer was dropped), asked answer-aware this time. On a passage where the 1.5B model
+    answers every fact with a clause (the bench's supply-and-demand section), the first pass
+    alone made no item."""
     yield from enumerate(targets)
     ctx.answer_aware = True
-    later = sorted(retry, key=lambda target: target.kind not in ANSWER_AWARE_KINDS)
-    yield from enumerate(later, len(targets))
+    yield from enumerate(list(retry), len(targets))
 
 
 def set_aside_reason(item: Item) -> str | None:
