@@ -58,7 +58,7 @@ def test_mcq_items_are_well_formed(passages: list[Passage]) -> None:
             assert item.type == "mcq"
             assert [o.is_key for o in item.options].count(True) == 1
             assert item.options[0].text == item.key
-            assert len(item.distractors) == 3
+            assert 2 <= len(item.distractors) <= 3  # two good ones make a three-option item
             assert item.problems() == []
             # the fact is a sentence of the passage and the key is in it
             assert item.target_fact in passage.text
