@@ -15,16 +15,12 @@ Run: PYTHONPATH=app .venv/bin/python studies/other_names.py
 import json
 from pathlib import Path
 
-from study_passages import cela, qgeval, squad
+from study_passages import cela, earlier_readings, qgeval, squad
 
 from quizsmith.generation import analysis as an
 
 OUT = Path(__file__).with_suffix(".jsonl")
-readings = {}
-if OUT.exists():
-    for line in OUT.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        readings[(row["name"], row["other"], row["sentence"])] = row
+readings = earlier_readings(OUT, "name", "other", "sentence")
 
 shipped = an._other_names
 found: list[tuple[str, str, str]] = []

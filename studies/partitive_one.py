@@ -15,16 +15,15 @@ Run: PYTHONPATH=app .venv/bin/python studies/partitive_one.py
 import json
 from pathlib import Path
 
-from study_passages import cela, qgeval, squad
+from study_passages import cela, earlier_readings, qgeval, squad
 
 from quizsmith.generation import analysis as an
 
 OUT = Path(__file__).with_suffix(".jsonl")
-readings = {}
-if OUT.exists():
-    for line in OUT.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        readings[(row["number"], row["sentence"])] = row.get("reading", "")
+readings = {
+    case: row.get("reading", "")
+    for case, row in earlier_readings(OUT, "number", "sentence").items()
+}
 
 shipped_one_of = an._one_of
 an._one_of = lambda tokens: False  # every number as before, to see what the rule drops

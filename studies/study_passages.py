@@ -30,6 +30,15 @@ def squad() -> list[str]:
         return list(dict.fromkeys(json.loads(line)["context"] for line in lines))
 
 
+def earlier_readings(path: Path, *fields: str) -> dict[tuple, dict]:
+    """A study's per-case rows from its earlier run (its .jsonl), by the fields that name a
+    case: readings written there by hand survive a rerun."""
+    if not path.exists():
+        return {}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return {tuple(row[f] for f in fields): row for row in rows}
+
+
 def app_targets(text: str, n: int):
     """The passage's analysis and the first `n` targets the app would choose in it (needs
     PYTHONPATH=app)."""

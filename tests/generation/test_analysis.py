@@ -352,3 +352,13 @@ def test_one_of_a_group_is_no_number_but_a_count_of_a_group_is() -> None:
     assert "One" not in kinds and kinds["oldest maps"] == "phrase"
     assert kinds["Three"] == "number"
     assert kinds["one year"] == "date"  # "one" counting a noun stays
+
+
+def test_a_name_that_possesses_a_thing_is_the_name_without_its_possessive() -> None:
+    analysis = analyse(
+        "Claude Monet's garden at Giverny drew many painters to the village. In 2011 the "
+        "agency Moody's lowered its rating of the bank."
+    )
+    names = {c.text for c in analysis.constituents if c.kind == "name"}
+    assert "Claude Monet" in names and "Claude Monet's" not in names
+    assert "Moody's" in names  # its "'s" possesses nothing: part of the name
