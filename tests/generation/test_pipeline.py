@@ -251,6 +251,37 @@ def test_no_item_asks_for_an_answer_an_earlier_items_question_names(
     assert any(pipeline.GIVEN_AWAY in d for d in result.dropped)
 
 
+def test_a_fact_whose_sentence_names_an_earlier_key_waits_for_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The other way of interlocking: a later question naming an earlier item's key. Every
+    fact's item is delivered by a stand-in builder; the facts, their order and the pipeline
+    are real. Once a fact that names an earlier key is asked, every fact asked after it names
+    one too: those that did not were asked first."""
+    from quizsmith.domain import Item
+    from quizsmith.generation import pipeline
+    from quizsmith.generation.build_context import Built
+
+    asked: list[tuple[str, str]] = []
+
+    def plain_builder(target, item_type, k, ctx, *, keep=None):  # type: ignore[no-untyped-def]
+        asked.append((target.answer, target.fact))
+        stem = f"What is fact number {len(asked)} about?"
+        return Built([Item(type="short", stem=stem, key=target.answer)])
+        yield  # a generator, as build_steps is
+
+    monkeypatch.setattr(pipeline, "build_steps", plain_builder)
+    request = GenerationRequest(n=12, types=("short",), rank=False, candidates_per_target=1)
+    run(Passage(text=CURIE), request)
+
+    def names_earlier(at: int) -> bool:
+        return any(pipeline.given_away(answer, [asked[at][1]]) for answer, _ in asked[:at])
+
+    waited = [at for at in range(len(asked)) if names_earlier(at)]
+    assert waited, "the passage names Marie Curie in several facts"
+    assert all(names_earlier(at) for at in range(waited[0], len(asked))), asked
+
+
 @pytest.mark.parametrize(
     ("key", "stem", "named"),
     [
