@@ -278,3 +278,21 @@ def test_a_question_for_a_likeness_needs_a_sentence_that_compares(
 ) -> None:
     problem = writer.stem_problem(stem, "saltation", fact)
     assert ("compares nothing" in problem) is compares
+
+
+@pytest.mark.parametrize(
+    ("stem", "key", "fits"),
+    [
+        ("How many moons of the planet were known by 1900?", "eleven", True),
+        ("How many operas did the composer finish?", "three comic operas", True),
+        ("How long did the siege of the town last?", "seven months", True),
+        ("When did the sonnet reach England?", "the early sixteenth century", True),
+        ("Who brought the sonnet form to England?", "the early sixteenth century", False),
+        ("Where did the siege take place?", "seven months", False),
+    ],
+)
+def test_a_number_or_time_written_in_words_is_read_as_one(stem: str, key: str, fits: bool) -> None:
+    """Keys in words are numbers and times too: "How many ...? eleven" asks for its key, and
+    "Who ...?" with a century does not (a bench item asked who wrote a sonnet form, key
+    "fourteenth-century")."""
+    assert (writer.asks_for_other_kind(stem, key) == "") is fits
