@@ -145,7 +145,7 @@ def stem_problem(stem: str, answer: str, fact: str, *, may_quote_fact: bool = Fa
         return "the question gives away the answer"
     if SOURCE_WORDS.search(stem):
         return "the question speaks of its source (a student sees no 'fact' or 'text')"
-    mismatch = asks_for_other_kind(stem, answer)
+    mismatch = asks_for_other_kind(stem, answer, fact)
     if mismatch:
         return mismatch
     unnamed = (
