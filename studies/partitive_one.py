@@ -12,10 +12,9 @@ Result: see studies/README.md (`partitive_one`).
 Run: PYTHONPATH=app .venv/bin/python studies/partitive_one.py
 """
 
-import json
 from pathlib import Path
 
-from study_passages import cela, earlier_readings, qgeval, squad
+from study_passages import analyse_every_passage, earlier_readings, write_rows
 
 from quizsmith.generation import analysis as an
 
@@ -54,12 +53,8 @@ def recording(analysis, sentence, doc):
 
 
 an._read_sentence = recording
-for source, passages in (("qgeval", qgeval()), ("cela", cela()), ("squad", squad())):
-    reading_now["source"] = source
-    for text in passages:
-        an.analyse.cache_clear()
-        an.analyse(text)
-OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+analyse_every_passage(reading_now)
+write_rows(OUT, rows)
 dropped = [r for r in rows if r["dropped"]]
 print(f"{numbers} number constituents, {len(rows)} partitive, {len(dropped)} dropped:")
 for reading in ("not a count", "count", ""):

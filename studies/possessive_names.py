@@ -12,10 +12,9 @@ Result: see studies/README.md (`possessive_names`).
 Run: PYTHONPATH=app .venv/bin/python studies/possessive_names.py
 """
 
-import json
 from pathlib import Path
 
-from study_passages import cela, earlier_readings, qgeval, squad
+from study_passages import analyse_every_passage, earlier_readings, write_rows
 
 from quizsmith.generation import analysis as an
 
@@ -25,7 +24,7 @@ shipped = an._possessor
 an._possessor = lambda tokens: False  # every name as before, to see what the rule changes
 read_sentence = an._read_sentence
 rows = []
-source_now = {"name": ""}
+source_now = {"source": ""}
 
 
 def recording(analysis, sentence, doc):
@@ -38,7 +37,7 @@ def recording(analysis, sentence, doc):
         old = readings.get((c.text, at, sentence.text), {})
         rows.append(
             {
-                "source": source_now["name"],
+                "source": source_now["source"],
                 "name": c.text,
                 "at": at,
                 "sentence": sentence.text,
@@ -50,12 +49,8 @@ def recording(analysis, sentence, doc):
 
 
 an._read_sentence = recording
-for source, passages in (("qgeval", qgeval()), ("cela", cela()), ("squad", squad())):
-    source_now["name"] = source
-    for text in passages:
-        an.analyse.cache_clear()
-        an.analyse(text)
-OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+analyse_every_passage(source_now)
+write_rows(OUT, rows)
 changed = [r for r in rows if r["changed"]]
 print(f"{len(rows)} names ending in 's; the rule changes {len(changed)}:")
 for reading in ("the name", "not", ""):

@@ -30,6 +30,26 @@ def squad() -> list[str]:
         return list(dict.fromkeys(json.loads(line)["context"] for line in lines))
 
 
+def analyse_every_passage(current: dict[str, str]) -> None:
+    """Analyse every QGEval, CELA and SQuAD passage afresh (needs PYTHONPATH=app), with
+    `current["source"]` naming the passage's data set meanwhile: a study that wraps one of
+    the analysis's steps records what it does."""
+    from quizsmith.generation import analysis
+
+    for source, passages in (("qgeval", qgeval()), ("cela", cela()), ("squad", squad())):
+        current["source"] = source
+        for text in passages:
+            analysis.analyse.cache_clear()
+            analysis.analyse(text)
+
+
+def write_rows(path: Path, rows: list[dict]) -> None:
+    """A study's per-case rows as JSON lines."""
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
+
+
 def earlier_readings(path: Path, *fields: str) -> dict[tuple, dict]:
     """A study's per-case rows from its earlier run (its .jsonl), by the fields that name a
     case: readings written there by hand survive a rerun."""

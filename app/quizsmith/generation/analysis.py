@@ -128,6 +128,20 @@ class PassageAnalysis:
 @lru_cache(maxsize=8)
 def analyse(text: str) -> PassageAnalysis:
     """The analysis of `text` (cached: generation asks for it at every step)."""
+    return _analysis_of(text)
+
+
+@lru_cache(maxsize=256)
+def read_in_sentence(text: str, sentence: str) -> Constituent | None:
+    """`text` as the analysis of `sentence` alone reads it where it is one of its
+    constituents, else as `parse_phrase` reads it alone: a question's key, checked for every
+    candidate question. A cache of its own, so the sentences do not push the passages'
+    analyses out of `analyse`'s."""
+    found = _analysis_of(sentence).find(text) if text and text in sentence else None
+    return found or parse_phrase(text)
+
+
+def _analysis_of(text: str) -> PassageAnalysis:
     clean = masked(text)
     sentences = split_sentences(text)
     docs = parse_many(clean[s.start : s.end] for s in sentences)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final
 
-from quizsmith.generation.analysis import analyse, parse_phrase
+from quizsmith.generation.analysis import read_in_sentence
 from quizsmith.generation.answer_kinds import kind_of
 from quizsmith.generation.parser import parse
 
@@ -65,8 +65,7 @@ def asks_for_other_kind(stem: str, answer: str, fact: str = "") -> str:
     (studies/README.md) measured it against the digit and pattern rules it replaced on
     4,696 QGEval and SQuAD questions."""
     asks = asked_for(stem)
-    key = analyse(fact).find(answer) if asks and answer and answer in fact else None
-    key = key or (parse_phrase(answer) if asks else None)
+    key = read_in_sentence(answer, fact) if asks else None
     if asks is None or key is None:
         return ""
     what, noun = asks
