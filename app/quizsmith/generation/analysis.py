@@ -133,10 +133,8 @@ def analyse(text: str) -> PassageAnalysis:
 
 @lru_cache(maxsize=256)
 def read_in_sentence(text: str, sentence: str) -> Constituent | None:
-    """`text` as the analysis of `sentence` alone reads it where it is one of its
-    constituents, else as `parse_phrase` reads it alone: a question's key, checked for every
-    candidate question. A cache of its own, so the sentences do not push the passages'
-    analyses out of `analyse`'s."""
+    """`text` (a key) as `sentence`'s analysis reads it, else as `parse_phrase` does. Its own
+    cache: sentences must not push passages out of `analyse`'s."""
     found = _analysis_of(sentence).find(text) if text and text in sentence else None
     return found or parse_phrase(text)
 
@@ -429,12 +427,10 @@ def _one_of(tokens: list[Token]) -> bool:
 
 
 def _possessor(tokens: list[Token]) -> bool:
-    """Whether a name ends in the possessive "'s" of a thing the sentence names after it
-    ("Édouard Manet's painting", "New York's population"): the name is the possessor, and
-    the "'s" is no part of it. A name whose "'s" possesses nothing the parser sees ("Moody's
-    downgraded ...", "St Chad's is ...") keeps it. On QGEval, CELA and SQuAD passages the
-    `possessive_names` study read the 101 it changes: 87 the name the sentence means, 14 not
-    (mostly "St Peter's School", where the "'s" is the school's; studies/README.md)."""
+    """Whether a name ends in the possessive "'s" of a noun after it ("Édouard Manet's
+    painting"): then the "'s" is no part of it ("Moody's downgraded ..." keeps it). The
+    `possessive_names` study read the 101 it changes on QGEval, CELA and SQuAD passages: 87
+    the name meant, 14 not (mostly "St Peter's School"; studies/README.md)."""
     if len(tokens) < 2 or tokens[-1].tag_ != "POS":
         return False
     owner = tokens[-2]
