@@ -190,6 +190,36 @@ def test_a_demonstrative_that_refers_within_the_question_stays(stem: str) -> Non
     assert writer.unnamed_referent(stem) == ""
 
 
+@pytest.mark.parametrize(
+    ("stem", "pointer"),
+    [
+        ("What is the name of her second novel?", "her"),
+        ("What did she study at university?", "she"),
+        ("What is the suspected cause of his illness?", "his"),
+        ("Who defeated them in the final?", "them"),
+        ("What is its largest city?", "its"),
+        ("In which year did the chemist show that leaves only do this in sunlight?", "this"),
+    ],
+)
+def test_a_pronoun_with_no_one_in_the_question_to_mean_is_unnamed(stem: str, pointer: str) -> None:
+    assert f"\u201c{pointer}\u201d without naming it" in writer.unnamed_referent(stem)
+
+
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "In what year did Charles Darwin publish his book on evolution?",
+        "Who wrote his first novel in 1925?",
+        "What did the sailor send to the court to recover his ship?",
+        "How many people finish their studies in the city?",
+        "Which singer recorded the album Through His Eyes?",
+        "What kind of ships sailed faster than those built by the Dutch?",
+    ],
+)
+def test_a_pronoun_that_can_mean_someone_in_the_question_stays(stem: str) -> None:
+    assert writer.unnamed_referent(stem) == ""
+
+
 def test_a_fronted_rule_made_question_phrase_is_not_made() -> None:
     fact = "In the 20th century, the development of quantum mechanics led to a new view."
     assert writer.wh_question(fact, "the 20th century", fact.index("the 20th century")) is None
