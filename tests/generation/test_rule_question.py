@@ -217,3 +217,16 @@ def test_the_rule_question_leaves_out_a_web_pages_marks() -> None:
     )
     rule = [stem for stem, method in zip(stems, methods, strict=True) if method.startswith("rule")]
     assert rule == ["Estimates of its capacity range up to how many people?"]
+
+
+def test_an_answer_that_is_one_of_a_list_is_not_followed() -> None:
+    # "rain" of "rain, snow and hail": the list's others answer the question too, so the
+    # model's question goes and the fact's own target stays.
+    fact = "In 1963 the clouds brought rain, snow and hail to the valley."
+    writer = ScriptedWriter([("What fell from the clouds?", "snow"), "When did the clouds come?"])
+    ctx = architect_context(writer)
+    ctx.passage = Passage(text=fact)
+    target = Target(fact, 0, "1963", fact.index("1963"), "date", 0, 1.0)
+    built = build_candidates(target, "short", 2, ctx)
+    assert [c.key for c in built.candidates] == ["1963"]
+    assert "'snow' is one of a list in its sentence" in built.notes[0]

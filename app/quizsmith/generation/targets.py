@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from quizsmith.generation.analysis import analyse
+from quizsmith.generation.analysis import PassageAnalysis, analyse
 from quizsmith.generation.sentences import Sentence, split_sentences
 from quizsmith.generation.target import Target, TargetKind
 from quizsmith.text import PassageError
@@ -41,6 +41,14 @@ TERM_REPEAT_COST = 0.02
 #: 1988 and the second in 1990": each is asked about on its own).
 LIST_MEMBER_COST = 0.3
 _LISTED_KINDS = frozenset({"entity", "phrase", "concept", "term"})
+
+
+def listed_member(target: Target, analysis: PassageAnalysis) -> bool:
+    """Whether the target's answer is one member of a list in its own sentence, which the
+    list's other members answer too (`LIST_MEMBER_COST`; numbers and dates exempt)."""
+    return target.kind in _LISTED_KINDS and bool(
+        analysis.siblings(target.answer, sentence=target.fact)
+    )
 
 
 def choose_targets(
@@ -92,12 +100,7 @@ def choose_targets(
 
     # Read once, before the rounds: `value` runs for every open candidate in each of them.
     # The parser's lists: the whole passage's where it is given, else each fact's own.
-    listed = {
-        id(t)
-        for t in candidates
-        if t.kind in _LISTED_KINDS
-        and analyse(passage_text or t.fact).siblings(t.answer, sentence=t.fact)
-    }
+    listed = {id(t) for t in candidates if listed_member(t, analyse(passage_text or t.fact))}
 
     def value(t: Target) -> float:
         repeat = ASKED_PENALTY if " ".join(t.answer.split()).casefold() in asked else 0.0
