@@ -454,3 +454,22 @@ def test_one_good_wrong_answer_makes_no_item() -> None:
     one = Script(FACT, STEMS[1:], ["Creon", "Euripides", "King of Thebes"], SOPHOCLES.says_yes)
     options, _ = _build(True, one)
     assert options == []
+
+
+THEATRE_FACT = "The company had previously performed at the Curtain in Shoreditch."
+THEATRE = Script(
+    THEATRE_FACT,
+    ["Where had the company performed before?"],
+    ["Southwark", "Sam Wanamaker", "Bankside", "Park Street"],
+    {"Q: Is Curtain in Shoreditch a place?": 1.5, "Q: Is Sam Wanamaker a place?": -3.0}
+    | {f"Q: Is {name} a place?": 1.8 for name in ["Southwark", "Bankside", "Park Street"]},
+)
+
+
+def test_a_where_question_asks_its_wrong_answers_to_be_places() -> None:
+    """A person among places for "Where ...?" (the Globe Theatre's bench item at 5e87ffe,
+    "Wanamaker"), where the key is no entity the parse types as a place."""
+    (wrong,), model = _build(True, THEATRE, "Curtain in Shoreditch", "phrase")
+    assert sorted(wrong) == ["Bankside", "Park Street", "Southwark"]
+    assert "Q: Is Sam Wanamaker a place?\nA:" in model.kind_questions
+    assert "The question asks for a place" in model.distractor_requests[0]

@@ -59,11 +59,13 @@ from quizsmith.generation.distractor_kinds import KEY_NOT_ASKED_BELOW as KEY_NOT
 from quizsmith.generation.distractor_kinds import KIND_FLOOR as KIND_FLOOR
 from quizsmith.generation.distractor_kinds import KIND_MARGIN as KIND_MARGIN
 from quizsmith.generation.distractor_kinds import KIND_SPARES as KIND_SPARES
+from quizsmith.generation.distractor_kinds import PLACE as PLACE
 from quizsmith.generation.distractor_kinds import KindCheck as KindCheck
 from quizsmith.generation.distractor_kinds import asked_kind as asked_kind
 from quizsmith.generation.distractor_kinds import broader_reading as broader_reading
 from quizsmith.generation.distractor_kinds import first_that_pass, singular
 from quizsmith.generation.distractor_kinds import key_of_another_kind as key_of_another_kind
+from quizsmith.generation.distractor_kinds import kind_asked_of_key as kind_asked_of_key
 from quizsmith.generation.distractor_kinds import kind_of_entity as kind_of_entity
 from quizsmith.generation.distractor_kinds import kind_of_stems as kind_of_stems
 from quizsmith.generation.distractor_kinds import kind_reading as kind_reading

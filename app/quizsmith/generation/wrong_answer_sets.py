@@ -29,15 +29,19 @@ def wrong_answers(
     the key's kind (its siblings in the passage's lists, the other constituents of its entity
     group, unit or kind, the defined terms), then nearby numbers; the filters keep those of
     the key's kind and form, the QA model then orders them and, where `asked` names the kind
-    of thing the question asks for (where none does, a person or place the key is:
-    `dis.kind_of_entity`), checks each is one (`dis.filter_distractors`). The quiz's other
-    answers and terms `unlike_the_key` stand in last."""
+    of thing the question asks for (where none does, a place for "Where ...?", else a person
+    or place the key is: `dis.kind_of_entity`), checks each is one
+    (`dis.filter_distractors`). The quiz's other answers and terms `unlike_the_key` stand in
+    last."""
     ctx.cancel.raise_if_cancelled()
     key_c = ctx.analysis.find(target.answer)
     if asked is None:
-        # No question names the kind: a key the parse types as a person or a place asks for
+        # No question names the kind: "Where ...?" asks for a place, whatever the parse
+        # types the key as ("Theatre in Shoreditch", with "Wanamaker" among its wrong answers
+        # on the bench at 5e87ffe); a key the parse types as a person or a place asks for
         # one (the model is told so, and each candidate is checked, as for a named kind).
-        asked = dis.kind_of_entity(key_c.group if key_c is not None else None)
+        where = dis.kind_asked_of_key(question) == dis.PLACE
+        asked = dis.PLACE if where else dis.kind_of_entity(key_c.group if key_c else None)
     from_model, note = writer.propose_distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
     )
