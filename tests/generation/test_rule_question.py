@@ -116,10 +116,12 @@ def test_a_chat_generator_writes_every_candidate() -> None:
 ARCHITECT_FACT = "The library was completed in 1963 by the architect Alvar Aalto."
 
 
-def architect_context(writer: ScriptedWriter, made: set[str] | None = None) -> BuildContext:
-    """A chat generator's run on the architect's fact."""
+def architect_context(
+    writer: ScriptedWriter, made: set[str] | None = None, text: str = ARCHITECT_FACT
+) -> BuildContext:
+    """A chat generator's run on the architect's fact (or on `text`)."""
     return BuildContext(
-        passage=Passage(text=ARCHITECT_FACT),
+        passage=Passage(text=text),
         generator=writer,
         profile="chat",
         embed=None,
@@ -224,8 +226,7 @@ def test_an_answer_that_is_one_of_a_list_is_not_followed() -> None:
     # model's question goes and the fact's own target stays.
     fact = "In 1963 the clouds brought rain, snow and hail to the valley."
     writer = ScriptedWriter([("What fell from the clouds?", "snow"), "When did the clouds come?"])
-    ctx = architect_context(writer)
-    ctx.passage = Passage(text=fact)
+    ctx = architect_context(writer, text=fact)
     target = Target(fact, 0, "1963", fact.index("1963"), "date", 0, 1.0)
     built = build_candidates(target, "short", 2, ctx)
     assert [c.key for c in built.candidates] == ["1963"]
