@@ -222,7 +222,7 @@ def test_the_rule_question_leaves_out_a_web_pages_marks() -> None:
 
 
 def test_an_answer_that_is_one_of_a_list_is_not_followed() -> None:
-    # "rain" of "rain, snow and hail": the list's others answer the question too, so the
+    # "snow" of "rain, snow and hail": the list's others answer the question too, so the
     # model's question goes and the fact's own target stays.
     fact = "In 1963 the clouds brought rain, snow and hail to the valley."
     writer = ScriptedWriter([("What fell from the clouds?", "snow"), "When did the clouds come?"])
