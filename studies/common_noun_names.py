@@ -17,35 +17,26 @@ Run: PYTHONPATH=app .venv/bin/python studies/common_noun_names.py
 from collections import Counter
 from pathlib import Path
 
-from study_passages import analyse_every_passage, earlier_readings, write_rows
-
-from quizsmith.generation import analysis as an
+from study_passages import earlier_readings, every_constituent, write_rows
 
 OUT = Path(__file__).with_suffix(".jsonl")
 COMMON = ("NN", "NNS", "JJ")
 readings = earlier_readings(OUT, "name", "sentence")
-read_sentence = an._read_sentence
 rows = []
-source_now = {"source": ""}
 
 
-def recording(analysis, sentence, doc):
-    read_sentence(analysis, sentence, doc)
-    for c in analysis.in_sentence(sentence.index):
-        at = c.start - sentence.start
-        tokens = [t for t in doc if at <= t.idx < at + len(c.text)]
-        if c.kind != "name" or len(tokens) != 1 or c.label == "NORP":
-            continue
-        tag = tokens[0].tag_
-        row = {"source": source_now["source"], "name": c.text, "label": c.label, "tag": tag}
-        row |= {"first": at == 0, "sentence": sentence.text}
-        if tag in COMMON:
-            row["reading"] = readings.get((c.text, sentence.text), {}).get("reading", "")
-        rows.append(row)
+def recording(source, c, tokens, sentence):
+    if c.kind != "name" or len(tokens) != 1 or c.label == "NORP":
+        return
+    tag = tokens[0].tag_
+    row = {"source": source, "name": c.text, "label": c.label, "tag": tag}
+    row |= {"first": c.start == sentence.start, "sentence": sentence.text}
+    if tag in COMMON:
+        row["reading"] = readings.get((c.text, sentence.text), {}).get("reading", "")
+    rows.append(row)
 
 
-an._read_sentence = recording
-analyse_every_passage(source_now)
+every_constituent(recording)
 write_rows(OUT, [r for r in rows if r["tag"] in COMMON])
 print(f"one-word names: {len(rows)}")
 print(Counter((r["tag"] in COMMON, r["first"]) for r in rows))

@@ -14,7 +14,7 @@ Run: PYTHONPATH=app .venv/bin/python studies/partitive_one.py
 
 from pathlib import Path
 
-from study_passages import analyse_every_passage, earlier_readings, write_rows
+from study_passages import earlier_readings, every_constituent, write_rows
 
 from quizsmith.generation import analysis as an
 
@@ -26,34 +26,27 @@ readings = {
 
 shipped_one_of = an._one_of
 an._one_of = lambda tokens: False  # every number as before, to see what the rule drops
-read_sentence = an._read_sentence
 rows, numbers = [], 0
-reading_now = {"source": ""}
 
 
-def recording(analysis, sentence, doc):
+def recording(source, c, tokens, sentence):
     global numbers
-    read_sentence(analysis, sentence, doc)
-    for c in analysis.in_sentence(sentence.index):
-        if c.kind != "number":
-            continue
-        numbers += 1
-        at = c.start - sentence.start
-        tokens = [t for t in doc if at <= t.idx < at + len(c.text)]
-        if tokens and any(t.dep_ == "prep" and t.lower_ == "of" for t in tokens[-1].children):
-            rows.append(
-                {
-                    "source": reading_now["source"],
-                    "number": c.text,
-                    "sentence": sentence.text,
-                    "dropped": shipped_one_of(tokens),
-                    "reading": readings.get((c.text, sentence.text), ""),
-                }
-            )
+    if c.kind != "number":
+        return
+    numbers += 1
+    if tokens and any(t.dep_ == "prep" and t.lower_ == "of" for t in tokens[-1].children):
+        rows.append(
+            {
+                "source": source,
+                "number": c.text,
+                "sentence": sentence.text,
+                "dropped": shipped_one_of(tokens),
+                "reading": readings.get((c.text, sentence.text), ""),
+            }
+        )
 
 
-an._read_sentence = recording
-analyse_every_passage(reading_now)
+every_constituent(recording)
 write_rows(OUT, rows)
 dropped = [r for r in rows if r["dropped"]]
 print(f"{numbers} number constituents, {len(rows)} partitive, {len(dropped)} dropped:")

@@ -14,7 +14,7 @@ Run: PYTHONPATH=app .venv/bin/python studies/possessive_names.py
 
 from pathlib import Path
 
-from study_passages import analyse_every_passage, earlier_readings, write_rows
+from study_passages import earlier_readings, every_constituent, write_rows
 
 from quizsmith.generation import analysis as an
 
@@ -22,34 +22,28 @@ OUT = Path(__file__).with_suffix(".jsonl")
 readings = earlier_readings(OUT, "name", "at", "sentence")
 shipped = an._possessor
 an._possessor = lambda tokens: False  # every name as before, to see what the rule changes
-read_sentence = an._read_sentence
 rows = []
-source_now = {"source": ""}
 
 
-def recording(analysis, sentence, doc):
-    read_sentence(analysis, sentence, doc)
-    for c in analysis.in_sentence(sentence.index):
-        if c.kind != "name" or not c.text.endswith(("'s", "\u2019s")):
-            continue
-        at = c.start - sentence.start
-        tokens = [t for t in doc if at <= t.idx < at + len(c.text)]
-        old = readings.get((c.text, at, sentence.text), {})
-        rows.append(
-            {
-                "source": source_now["source"],
-                "name": c.text,
-                "at": at,
-                "sentence": sentence.text,
-                "changed": shipped(tokens),
-                "reading": old.get("reading", ""),
-                "note": old.get("note", ""),
-            }
-        )
+def recording(source, c, tokens, sentence):
+    if c.kind != "name" or not c.text.endswith(("'s", "\u2019s")):
+        return
+    at = c.start - sentence.start
+    old = readings.get((c.text, at, sentence.text), {})
+    rows.append(
+        {
+            "source": source,
+            "name": c.text,
+            "at": at,
+            "sentence": sentence.text,
+            "changed": shipped(tokens),
+            "reading": old.get("reading", ""),
+            "note": old.get("note", ""),
+        }
+    )
 
 
-an._read_sentence = recording
-analyse_every_passage(source_now)
+every_constituent(recording)
 write_rows(OUT, rows)
 changed = [r for r in rows if r["changed"]]
 print(f"{len(rows)} names ending in 's; the rule changes {len(changed)}:")

@@ -30,17 +30,32 @@ def squad() -> list[str]:
         return list(dict.fromkeys(json.loads(line)["context"] for line in lines))
 
 
-def analyse_every_passage(current: dict[str, str]) -> None:
-    """Analyse every QGEval, CELA and SQuAD passage afresh (needs PYTHONPATH=app), with
-    `current["source"]` naming the passage's data set meanwhile: a study that wraps one of
-    the analysis's steps records what it does."""
+def every_constituent(visit) -> None:
+    """Analyse every QGEval, CELA and SQuAD passage afresh (needs PYTHONPATH=app), calling
+    `visit(source, constituent, tokens, sentence)` for each constituent as the analysis
+    reads its sentence (`tokens`: the sentence parse's tokens of the constituent), so a
+    study that patches one of the analysis's steps sees what that step made."""
     from quizsmith.generation import analysis
 
-    for source, passages in (("qgeval", qgeval()), ("cela", cela()), ("squad", squad())):
-        current["source"] = source
-        for text in passages:
-            analysis.analyse.cache_clear()
-            analysis.analyse(text)
+    read_sentence = analysis._read_sentence
+    current = {"source": ""}
+
+    def reading(passage_analysis, sentence, doc):
+        read_sentence(passage_analysis, sentence, doc)
+        for c in passage_analysis.in_sentence(sentence.index):
+            at = c.start - sentence.start
+            tokens = [t for t in doc if at <= t.idx < at + len(c.text)]
+            visit(current["source"], c, tokens, sentence)
+
+    analysis._read_sentence = reading
+    try:
+        for source, passages in (("qgeval", qgeval()), ("cela", cela()), ("squad", squad())):
+            current["source"] = source
+            for text in passages:
+                analysis.analyse.cache_clear()
+                analysis.analyse(text)
+    finally:
+        analysis._read_sentence = read_sentence
 
 
 def write_rows(path: Path, rows: list[dict]) -> None:
