@@ -32,3 +32,19 @@ _MARKS: Final = re.compile(
 def masked(text: str) -> str:
     """`text` with its web marks replaced by spaces (same length, same offsets)."""
     return _MARKS.sub(lambda m: " " * len(m.group()), text)
+
+
+def unmarked(text: str) -> tuple[str, list[int]]:
+    """`text` without its web marks, and where each of its characters (and its end) is in
+    `text`: for a reader that must not see the marks at all, where blanks would still
+    change its reading (`sentences.split_sentences`)."""
+    kept: list[str] = []
+    where: list[int] = []
+    at = 0
+    for mark in _MARKS.finditer(text):
+        kept.append(text[at : mark.start()])
+        where.extend(range(at, mark.start()))
+        at = mark.end()
+    kept.append(text[at:])
+    where.extend(range(at, len(text) + 1))
+    return "".join(kept), where
