@@ -33,6 +33,7 @@ class ScriptedWriter(Provider):
     def __init__(self, questions: list[str | tuple[str, str]]):
         self.questions = list(questions)
         self.calls = 0
+        self.asked: list[str] = []  # each chat request's last message
 
     @property
     def info(self) -> ModelInfo:
@@ -54,6 +55,8 @@ class ScriptedWriter(Provider):
         json_schema: dict[str, Any] | None = None,
         reuse_prefix: Reusable = "",
     ) -> ChatResult:
+        last = messages[-1]
+        self.asked.append(last["content"] if isinstance(last, dict) else last.content)
         if json_schema == prompts.QUESTION_ANSWER_SCHEMA:
             # A (question, answer) pair scripted for it; a bare question has no answer.
             pair = self.questions[0]
@@ -231,3 +234,32 @@ def test_an_answer_that_is_one_of_a_list_is_not_followed() -> None:
     built = build_candidates(target, "short", 2, ctx)
     assert [c.key for c in built.candidates] == ["1963"]
     assert "'snow' is one of a list in its sentence" in built.notes[0]
+
+
+def test_a_fact_that_points_back_is_asked_with_the_lines_before_it() -> None:
+    # "It" alone: the model guessed what was closed (the bench's "Palace of Westminster" for
+    # the second Globe); the sentence that names it now comes before the fact.
+    text = (
+        "The old hall burned down in 1921. A new hall was built on the same site in 1925. "
+        "It was closed in 1988 when the town's theatre opened."
+    )
+    fact = "It was closed in 1988 when the town's theatre opened."
+    writer = ScriptedWriter([("When was the new hall closed?", "1988")])
+    ctx = architect_context(writer, text=text)
+    target = Target(fact, text.index(fact), "1988", text.index("1988"), "date", 2, 1.0)
+    built = build_candidates(target, "short", 1, ctx)
+    assert [c.stem for c in built.candidates] == ["When was the new hall closed?"]
+    asked = writer.asked[0]
+    assert "A new hall was built on the same site in 1925." in asked
+    assert "The old hall burned down" not in asked  # the nearest sentence that names it
+    assert asked.index("A new hall") < asked.index(fact)
+
+
+def test_a_fact_that_names_what_it_speaks_of_is_asked_alone() -> None:
+    writer = ScriptedWriter([("When was the library completed?", "1963")])
+    text = f"Work began in 1953. {ARCHITECT_FACT}"
+    ctx = architect_context(writer, text=text)
+    at = text.index(ARCHITECT_FACT)
+    target = Target(ARCHITECT_FACT, at, "1963", text.index("1963"), "date", 1, 1.0)
+    build_candidates(target, "short", 1, ctx)
+    assert "Work began" not in writer.asked[0]

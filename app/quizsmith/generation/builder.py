@@ -17,6 +17,7 @@ from typing import Any
 from quizsmith.domain import TF_ANSWERS, Item, Option
 from quizsmith.generation import distractors as dis
 from quizsmith.generation import true_false, writer
+from quizsmith.generation.antecedents import antecedent_text
 from quizsmith.generation.build_context import CHAT_PROFILE as CHAT_PROFILE
 from quizsmith.generation.build_context import BuildContext as BuildContext
 from quizsmith.generation.build_context import BuildStep as BuildStep
@@ -280,7 +281,11 @@ def _together(
     started = time.perf_counter()
     if target.fact not in ctx.together_written:
         ctx.together_written[target.fact] = writer.propose_question_and_answer(
-            ctx.generator, target.fact, difficulty=ctx.difficulty, seed=ctx.seed
+            ctx.generator,
+            target.fact,
+            difficulty=ctx.difficulty,
+            seed=ctx.seed,
+            before=antecedent_text(ctx.analysis, target.sentence_index),
         )
     written, answer = ctx.together_written[target.fact]
     followed = followed_target(ctx.analysis, target, answer, ctx.made_keys)

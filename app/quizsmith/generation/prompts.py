@@ -16,7 +16,7 @@ from typing import Any, Final
 from quizsmith.generation.distractor_kinds import indefinite_article
 from quizsmith.prompt_fence import FENCE_NOTE, fence
 
-PROMPT_VERSION: Final = "gen-2026.11-5"
+PROMPT_VERSION: Final = "gen-2026.11-6"
 
 DIFFICULTY_HINTS: Final = {
     "recall": "The question asks the student to recall the fact as stated.",
@@ -152,20 +152,34 @@ def stem_chat(fact: str, answer: str, difficulty: str | None) -> list[dict[str, 
     )
 
 
-def question_and_answer_chat(fact: str, difficulty: str | None) -> list[dict[str, str]]:
+def question_and_answer_chat(
+    fact: str, difficulty: str | None, before: str = ""
+) -> list[dict[str, str]]:
     """The model writes a question and its answer together: it asks what it can ask well,
     and the answer must be a phrase of the material (the builder checks it is a whole
-    constituent of the sentence). The same worked examples as `stem_chat`, answer last."""
+    constituent of the sentence). The same worked examples as `stem_chat`, answer last.
+
+    `before`: what the passage says just before a fact that opens with a pronoun ("It was
+    closed in 1642 ..."), shown ahead of it so that the question can name what the pronoun
+    means (`analysis.antecedent_text`); the answer is still asked of the fact."""
     return _question_messages(
         "Good quiz questions ask about one thing the study material states, make sense on "
         "their own to a student who does not see it, and are answered by a short phrase "
         "copied from it.",
         "{fact}\nQuestion: {question}\nAnswer: {answer}",
-        f"{fence(fact)}\n\nWrite one such question and its answer, a short phrase copied "
-        "exactly from the material.",
+        _task_after(before)
+        + f"{fence(fact)}\n\nWrite one such question and its answer, a short phrase copied "
+        + ("exactly from the lines to ask about." if before else "exactly from the material."),
         difficulty,
         'Reply as JSON with the keys "question" and "answer".',
     )
+
+
+def _task_after(before: str) -> str:
+    """The lines before the fact, for context, where there are any (`before`)."""
+    if not before:
+        return ""
+    return f"Earlier lines, for context:\n{fence(before)}\n\nThe lines to ask about:\n"
 
 
 def _question_messages(

@@ -95,11 +95,12 @@ def write_stem(
 
 
 def propose_question_and_answer(
-    provider: Provider, fact: str, *, difficulty: str | None, seed: int
+    provider: Provider, fact: str, *, difficulty: str | None, seed: int, before: str = ""
 ) -> tuple[Written, str]:
     """A chat generator's question about `fact` written with its own answer: (the question,
-    checked as `write_stem` checks one, against that answer; the answer as written)."""
-    messages = prompts.question_and_answer_chat(fact, difficulty)
+    checked as `write_stem` checks one, against that answer; the answer as written).
+    `before`: the passage's lines before a fact that points back (`antecedents`)."""
+    messages = prompts.question_and_answer_chat(fact, difficulty, before)
     content = messages[-1]["content"]
     try:
         result = provider.chat(

@@ -1,0 +1,62 @@
+"""What the passage says before a sentence that points back ("It was closed in 1642 ...",
+"His calendar ...", "This process ..."): the model writing a question about that sentence
+alone has to guess what the pronoun means, and on the bench it guessed wrong ("When was the
+Palace of Westminster closed?" for the second Globe). The parser says which words point
+back (its morphology: a personal or demonstrative pronoun or determiner of the third
+person), so no word list is kept here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quizsmith.generation.analysis import PassageAnalysis
+from quizsmith.generation.parser import parse
+from quizsmith.generation.web_marks import masked
+
+#: How many sentences back the context may reach: a run of sentences about one thing
+#: ("It has three tiers ... It was added ...") goes back to the one that names it.
+MOST_SENTENCES_BACK = 3
+
+
+def refers_back(doc: Any) -> bool:
+    """Whether a parsed sentence opens with a third-person or demonstrative pronoun or
+    has one in its subject ("It ...", "His calendar ...", "Estimates of its capacity ..."):
+    what it speaks of, it names only by pointing back."""
+    words = [t for t in doc if not (t.is_punct or t.is_space)]
+    subjects = [t for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.head.dep_ == "ROOT"]
+    markers = [*words[:1], *(t for s in subjects for t in s.subtree)]
+    return any(_points(t) for t in markers)
+
+
+def _points(token: Any) -> bool:
+    kind = token.morph.get("PronType")
+    person = token.morph.get("Person")
+    return (
+        bool(set(kind) & {"Prs", "Dem"}) and not set(person) & {"1", "2"} and token.dep_ != "expl"
+    )
+
+
+def antecedent_text(analysis: PassageAnalysis, sentence_index: int) -> str:
+    """The sentences before `sentence_index` in its paragraph that the model needs to read
+    it, where it points back (`refers_back`): back to the nearest one that does not point
+    back itself, at most MOST_SENTENCES_BACK; "" where it names what it speaks of, or
+    opens its paragraph. Web marks are left out."""
+    sentences = analysis.sentences
+    if not 0 < sentence_index < len(sentences):
+        return ""
+    at = sentences[sentence_index]
+    if not refers_back(parse(_clean(at.text))):
+        return ""
+    before: list[str] = []
+    for s in reversed(sentences[max(0, sentence_index - MOST_SENTENCES_BACK) : sentence_index]):
+        if s.paragraph != at.paragraph:
+            break
+        before.insert(0, _clean(s.text))
+        if not refers_back(parse(before[0])):
+            break
+    return " ".join(before)
+
+
+def _clean(text: str) -> str:
+    return " ".join(masked(text).split())

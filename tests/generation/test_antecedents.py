@@ -1,0 +1,66 @@
+"""Which sentences point back to something they do not name (the parser's morphology), and
+the lines before them that the question writer is shown."""
+
+from __future__ import annotations
+
+import pytest
+
+from quizsmith.generation.analysis import analyse
+from quizsmith.generation.antecedents import MOST_SENTENCES_BACK, antecedent_text, refers_back
+from quizsmith.generation.parser import parse
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "It was closed in 1642.",
+        "They crossed the river at dawn.",
+        "She sang at the court for ten years.",
+        "His father taught him the violin.",
+        "This method needs no electricity.",
+        "These were all measured by hand.",
+        "In 1985 it was added to the list.",
+        "Estimates of its capacity range up to 3,000 people.",
+    ],
+)
+def test_a_sentence_that_points_back_is_recognised(sentence: str) -> None:
+    assert refers_back(parse(sentence))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The bridge was closed in 1642.",
+        "There are three bridges over the river.",
+        "We measured the river at dawn.",
+        "Paris lies on the Seine, and it floods in spring.",
+        "Marie Curie studied in Paris.",
+    ],
+)
+def test_a_sentence_that_names_its_subject_does_not_point_back(sentence: str) -> None:
+    assert not refers_back(parse(sentence))
+
+
+def test_the_context_goes_back_to_the_sentence_that_names_it() -> None:
+    text = (
+        "Rome had many aqueducts. The Pont du Gard crosses the Gardon in France. "
+        "It has three tiers of arches. It was listed in 1985.\n\n"
+        "It is still visited today."
+    )
+    analysis = analyse(text)
+    contexts = [antecedent_text(analysis, s.index) for s in analysis.sentences]
+    assert contexts[0] == contexts[1] == ""
+    assert contexts[2] == "The Pont du Gard crosses the Gardon in France."
+    assert contexts[3] == (
+        "The Pont du Gard crosses the Gardon in France. It has three tiers of arches."
+    )
+    assert contexts[4] == ""  # a new paragraph: nothing before it to read
+
+
+def test_the_context_is_bounded_and_leaves_web_marks_out() -> None:
+    text = "The tower stands on a hill.[1] " + "It is tall.[2] " * (MOST_SENTENCES_BACK + 2)
+    analysis = analyse(text)
+    last = antecedent_text(analysis, len(analysis.sentences) - 1)
+    assert last == " ".join(["It is tall."] * MOST_SENTENCES_BACK)
+    assert "[" not in antecedent_text(analysis, 1)
+    assert antecedent_text(analysis, 99) == antecedent_text(analysis, -1) == ""
