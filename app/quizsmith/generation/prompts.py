@@ -159,9 +159,9 @@ def question_and_answer_chat(
     and the answer must be a phrase of the material (the builder checks it is a whole
     constituent of the sentence). The same worked examples as `stem_chat`, answer last.
 
-    `before`: what the passage says just before a fact that opens with a pronoun ("It was
-    closed in 1642 ..."), shown ahead of it so that the question can name what the pronoun
-    means (`analysis.antecedent_text`); the answer is still asked of the fact."""
+    `before`: what the passage says just before a fact that points back ("It was closed in
+    1642 ..."), shown ahead of it so that the question can name what the pronoun means
+    (`antecedents.antecedent_text`); the answer is still asked of the fact."""
     return _question_messages(
         "Good quiz questions ask about one thing the study material states, make sense on "
         "their own to a student who does not see it, and are answered by a short phrase "
