@@ -17,37 +17,28 @@ new, each changed sentence in `web_mark_sentences.jsonl`.
 import random
 from pathlib import Path
 
-import pysbd
 from study_passages import cela, qgeval, squad, write_rows
 
 from quizsmith.generation import sentences
 from quizsmith.generation.sentences import split_sentences
 from quizsmith.generation.web_marks import masked
 
-SEGMENTER = pysbd.Segmenter(language="en", clean=False)
 ROWS = Path(__file__).with_suffix(".jsonl")
 
 
-def old_ends(text: str) -> list[int]:
-    """Sentence ends as before: pysbd on the text as pasted, marks and all."""
-    ends, cursor = [], 0
-    for piece in SEGMENTER.segment(text):
-        piece = piece.strip()
-        at = text.find(piece, cursor) if piece else -1
-        if at >= 0:
-            cursor = at + len(piece)
-            ends.append(cursor)
-    return ends
-
-
-def old_sentences(text: str) -> list[str]:
+def old_split(text: str) -> list[sentences.Sentence]:
     """`split_sentences` as it was: each paragraph read with its marks."""
     unmarked = sentences.unmarked
     sentences.unmarked = lambda t: (t, list(range(len(t) + 1)))
     try:
-        return [s.text for s in split_sentences(text)]
+        return split_sentences(text)
     finally:
         sentences.unmarked = unmarked
+
+
+def old_ends(text: str) -> list[int]:
+    """Sentence ends as before: pysbd on the text as pasted, marks and all."""
+    return [s.end for s in old_split(text)]
 
 
 def with_marks(text: str, rng: random.Random) -> tuple[str, list[int]]:
@@ -85,7 +76,7 @@ def main() -> None:
                     for stop in stops
                 )
             # The passage as it came: where it has marks of its own, what changes.
-            before = old_sentences(raw)
+            before = [s.text for s in old_split(raw)]
             after = [s.text for s in split_sentences(raw)]
             if before == after:
                 unchanged += 1

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from quizsmith.generation.parser import parse, parse_many
 from quizsmith.generation.sentences import Sentence, split_sentences
 from quizsmith.generation.target import MAX_ANSWER_WORDS
-from quizsmith.generation.web_marks import masked
+from quizsmith.generation.web_marks import masked, plain
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -155,7 +155,7 @@ def _analysis_of(text: str) -> PassageAnalysis:
 def parse_phrase(text: str) -> Constituent | None:
     """A short text on its own (a model's wrong answer) read as a constituent: its kind,
     type and head; None when it is none (a clause, or empty)."""
-    clean = " ".join(masked(text).split())
+    clean = plain(text)
     if not clean:
         return None
     doc = parse(clean)
@@ -201,7 +201,7 @@ def parse_in_place(analysis: PassageAnalysis, key: Constituent, text: str) -> Co
     the key's sentence it is read as the sentence uses it. Falls back to `parse_phrase`."""
     sentence = analysis.sentences[key.sentence_index]
     at = key.start - sentence.start
-    clean = " ".join(masked(text).split())
+    clean = plain(text)
     if not clean:
         return None
     swapped = sentence.text[:at] + clean + sentence.text[at + len(key.text) :]

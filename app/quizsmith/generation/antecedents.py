@@ -12,7 +12,7 @@ from typing import Any
 
 from quizsmith.generation.analysis import PassageAnalysis
 from quizsmith.generation.parser import parse
-from quizsmith.generation.web_marks import masked
+from quizsmith.generation.web_marks import plain
 
 #: How many sentences back the context may reach: a run of sentences about one thing
 #: ("It has three tiers ... It was added ...") goes back to the one that names it.
@@ -46,17 +46,13 @@ def antecedent_text(analysis: PassageAnalysis, sentence_index: int) -> str:
     if not 0 < sentence_index < len(sentences):
         return ""
     at = sentences[sentence_index]
-    if not refers_back(parse(_clean(at.text))):
+    if not refers_back(parse(plain(at.text))):
         return ""
     before: list[str] = []
     for s in reversed(sentences[max(0, sentence_index - MOST_SENTENCES_BACK) : sentence_index]):
         if s.paragraph != at.paragraph:
             break
-        before.insert(0, _clean(s.text))
+        before.insert(0, plain(s.text))
         if not refers_back(parse(before[0])):
             break
     return " ".join(before)
-
-
-def _clean(text: str) -> str:
-    return " ".join(masked(text).split())

@@ -23,7 +23,7 @@ from quizsmith.errors import OutputParseError
 from quizsmith.generation import prompts
 from quizsmith.generation.build_context import CHAT_PROFILE, BuildContext
 from quizsmith.generation.parser import parse
-from quizsmith.generation.web_marks import masked
+from quizsmith.generation.web_marks import plain
 from quizsmith.generation.writer import SOURCE_WORDS, Written
 from quizsmith.metrics.squad import normalize_answer
 from quizsmith.providers.base import Provider
@@ -55,7 +55,7 @@ def false_plan(n: int, seed: int) -> list[bool]:
 def shown_statement(text: str) -> str:
     """`text` as a student sees it: its web marks (citation marks, page references,
     pronunciation guides) removed and its spacing made plain."""
-    return _SPACE_BEFORE_MARK.sub(r"\1", " ".join(masked(text).split()))
+    return _SPACE_BEFORE_MARK.sub(r"\1", plain(text))
 
 
 def restated(

@@ -34,6 +34,12 @@ def masked(text: str) -> str:
     return _MARKS.sub(lambda m: " " * len(m.group()), text)
 
 
+def plain(text: str) -> str:
+    """`text` without its web marks, its spacing made plain (one space between words): a
+    phrase or sentence read on its own, where no offset needs to hold."""
+    return " ".join(masked(text).split())
+
+
 def unmarked(text: str) -> tuple[str, list[int]]:
     """`text` without its web marks, and where each of its characters (and its end) is in
     `text`: for a reader that must not see the marks at all, where blanks would still
