@@ -255,6 +255,22 @@ def test_a_fact_that_points_back_is_asked_with_the_lines_before_it() -> None:
     assert asked.index("A new hall") < asked.index(fact)
 
 
+def test_the_answer_aware_pass_shows_the_lines_before_a_fact_that_points_back() -> None:
+    # The second pass asks for the fact's own key (`BuildContext.answer_aware`): the model
+    # needs what "It" means as much as when it picks the answer itself.
+    text = "A new hall was built in 1925. It was closed in 1988 when the town's theatre opened."
+    fact = "It was closed in 1988 when the town's theatre opened."
+    writer = ScriptedWriter(["When was the new hall closed?"])
+    ctx = architect_context(writer, text=text)
+    ctx.answer_aware = True
+    target = Target(fact, text.index(fact), "1988", text.index("1988"), "date", 1, 1.0)
+    built = build_candidates(target, "short", 1, ctx)
+    assert [c.stem for c in built.candidates] == ["When was the new hall closed?"]
+    asked = writer.asked[0]
+    assert "Answer: 1988" in asked
+    assert asked.index("A new hall was built in 1925.") < asked.index(fact)
+
+
 def test_a_fact_that_names_what_it_speaks_of_is_asked_alone() -> None:
     writer = ScriptedWriter([("When was the library completed?", "1963")])
     text = f"Work began in 1953. {ARCHITECT_FACT}"

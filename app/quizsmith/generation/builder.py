@@ -144,6 +144,9 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     # read far worse: on the bench at 8350983, 7 of 42 usable and 12 bad (29%) against 33 of
     # 75 and 9 (12%) for questions with their own answer; as the fallback on 62 facts of
     # QGEval passages, 10 of 27 made were bad (studies/answer_choices.py).
+    # The lines before a fact that points back, for a chat model's answer-aware questions too.
+    chat_asks = ctx.profile == CHAT_PROFILE and k > first
+    before = antecedent_text(ctx.analysis, target.sentence_index) if chat_asks else ""
     for attempt in range(first, k):
         if len(stems) >= keep:
             break
@@ -164,6 +167,7 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
                 difficulty=ctx.difficulty,
                 seed=seed,
                 temperature=0.0 if attempt == first else CANDIDATE_TEMPERATURE,
+                before=before,
             )
         )
         if written.text is None:

@@ -136,7 +136,11 @@ def stem_fewshot(fact: str, answer: str, difficulty: str | None) -> str:
 STEM_CHAT_HEAD_END: Final = "Now for this study material:\n"
 
 
-def stem_chat(fact: str, answer: str, difficulty: str | None) -> list[dict[str, str]]:
+def stem_chat(
+    fact: str, answer: str, difficulty: str | None, before: str = ""
+) -> list[dict[str, str]]:
+    """The model writes a question for a given answer of the fact; `before` as for
+    `question_and_answer_chat`: the lines ahead of a fact that points back."""
     # Worked examples (the few-shot profile's, general knowledge written for the project)
     # show what a good quiz question is; and no word of the prompt names the material as "the
     # fact" or "the text": the 1.5B model copied such words into questions ("Which volcanic
@@ -145,8 +149,8 @@ def stem_chat(fact: str, answer: str, difficulty: str | None) -> list[dict[str, 
         "Good quiz questions ask for exactly the given answer, make sense on their own to a "
         "student who does not see the study material, and do not contain the answer.",
         "{fact}\nAnswer: {answer}\nQuestion: {question}",
-        f"{fence(fact)}\nAnswer: {answer}\n\nWrite one such question whose correct answer "
-        "is exactly the answer above.",
+        _task_after(before) + f"{fence(fact)}\nAnswer: {answer}\n\nWrite one such question "
+        "whose correct answer is exactly the answer above.",
         difficulty,
         'Reply as JSON with the key "question".',
     )

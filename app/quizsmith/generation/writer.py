@@ -53,10 +53,14 @@ def write_stem(
     difficulty: str | None,
     seed: int,
     temperature: float,
+    before: str = "",
 ) -> Written:
+    """A question for `answer` of `fact`, checked (`stem_problem`). `before`: the passage's
+    lines before a fact that points back (`antecedents`), shown to a chat model only: a
+    few-shot prompt's worked examples have no such lines to follow."""
     try:
         if profile == "chat":
-            messages = prompts.stem_chat(fact, answer, difficulty)
+            messages = prompts.stem_chat(fact, answer, difficulty, before)
             result = provider.chat(
                 messages,
                 max_tokens=120,
