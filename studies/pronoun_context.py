@@ -24,7 +24,15 @@ her; "How many centavos are in one dollar?" of the peso), 8 name nothing ("Which
 drafted him?"). With the lines before it, 17 pass: 13 name it, 0 something else, 4 nothing
 ("Which conference do the team belong to?" where the lines before name no team either).
 
-    PYTHONPATH=app .venv/bin/python studies/pronoun_context.py [FACTS]
+The answer-aware question (the second pass, `writer.write_stem` for the target's own key)
+is asked the same two ways ("aware_alone", "aware_with_context"), read the same way.
+
+Result (2026-11-30, session 17): see studies/README.md.
+
+    PYTHONPATH=app .venv/bin/python studies/pronoun_context.py [FACTS] [--fresh]
+
+Sides already in the .jsonl for a fact are kept (the prompts are deterministic, greedy);
+`--fresh` asks every side again.
 """
 
 import sys
@@ -52,8 +60,40 @@ def asked(generator, analysis, target, before: str) -> dict:
     return {"question": written.text or "", "answer": answer, "passes": not reason, "why": reason}
 
 
+def aware(generator, target, before: str) -> dict:
+    written = writer.write_stem(
+        generator,
+        "chat",
+        target.fact,
+        target.answer,
+        difficulty=None,
+        seed=SEED,
+        temperature=0.0,
+        before=before,
+    )
+    return {
+        "question": written.text or "",
+        "passes": written.text is not None,
+        "why": written.reason or "",
+    }
+
+
+SIDES = ("alone", "with_context", "aware_alone", "aware_with_context")
+
+
+def ask(side: str, generator, analysis, target, before: str) -> dict:
+    """One side's question: with its own answer or for the target's key, the lines before
+    shown or not."""
+    shown = before if side.endswith("with_context") else ""
+    if side.startswith("aware"):
+        return aware(generator, target, shown)
+    return asked(generator, analysis, target, shown)
+
+
 def main() -> None:
-    most = int(sys.argv[1]) if len(sys.argv) > 1 else 47
+    numbers = [a for a in sys.argv[1:] if a.isdigit()]
+    most = int(numbers[0]) if numbers else 47
+    fresh = "--fresh" in sys.argv
     generator = provider_for_role("generator", Settings(profile="standard", n_threads=2))
     earlier = earlier_readings(ROWS, "passage", "fact")
     rows = []
@@ -66,17 +106,19 @@ def main() -> None:
             if not before or len(rows) >= most or any(r["fact"] == target.fact for r in rows):
                 continue
             row = {"passage": p, "fact": target.fact, "before": before, "target": target.answer}
-            row["alone"] = asked(generator, analysis, target, "")
-            row["with_context"] = asked(generator, analysis, target, before)
+            row["kind"] = target.kind
             old = earlier.get((p, target.fact), {})
-            for side in ("alone", "with_context"):
+            for side in SIDES:
+                kept = side in old and not fresh
+                row[side] = old[side] if kept else ask(side, generator, analysis, target, before)
+            for side in SIDES:
                 same = old.get(side, {}).get("question") == row[side]["question"]
                 if same and "referent" in old[side]:
                     row[side]["referent"] = old[side]["referent"]
             rows.append(row)
     write_rows(ROWS, rows)
     print(f"{len(rows)} facts, {time.perf_counter() - started:.0f} s")
-    for side in ("alone", "with_context"):
+    for side in SIDES:
         passed = [r[side] for r in rows if r[side]["passes"]]
         read = [q for q in passed if "referent" in q]
         counts = {k: sum(q["referent"] == k for q in read) for k in ("named", "wrong", "unnamed")}

@@ -16,7 +16,7 @@ from typing import Any, Final
 from quizsmith.generation.distractor_kinds import indefinite_article
 from quizsmith.prompt_fence import FENCE_NOTE, fence
 
-PROMPT_VERSION: Final = "gen-2026.11-6"
+PROMPT_VERSION: Final = "gen-2026.11-7"
 
 DIFFICULTY_HINTS: Final = {
     "recall": "The question asks the student to recall the fact as stated.",
