@@ -27,7 +27,11 @@ drafted him?"). With the lines before it, 17 pass: 13 name it, 0 something else,
 The answer-aware question (the second pass, `writer.write_stem` for the target's own key)
 is asked the same two ways ("aware_alone", "aware_with_context"), read the same way.
 
-Result (2026-11-30, session 17): see studies/README.md.
+Result (2026-11-30, session 17, the same 47 facts, 1,066 s for the new sides): alone, 22
+answer-aware questions pass the checks: none names the referent, 12 name something else or
+misread the fact ("In which year did the Cherry Hill Mall open?" of the Hawaiian Cottage),
+10 nothing. With the lines before it, 37 pass: 33 name it, 1 misreads ("Which voice actress
+voiced ...?" for one of her roles), 3 nothing ("the team").
 
     PYTHONPATH=app .venv/bin/python studies/pronoun_context.py [FACTS] [--fresh]
 
