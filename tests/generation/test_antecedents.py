@@ -115,3 +115,19 @@ def test_a_fact_whose_earlier_lines_name_an_earlier_key_waits_for_a_chat_model()
 
 def test_a_few_shot_model_is_not_shown_the_earlier_lines_so_the_fact_does_not_wait() -> None:
     assert _order_asked("fewshot") == ["Ada Lovelace", "music", "The Analytical Engine"]
+
+
+def test_a_few_shot_model_asks_the_facts_that_point_back_after_the_others() -> None:
+    # Its prompt shows the fact alone, so its question cannot say who "She" is.
+    from quizsmith.generation.pipeline import _context_ones_behind
+    from quizsmith.generation.target import Target
+
+    text = "Ada Lovelace wrote a program in 1843. She described a machine that could compose music."
+    analysis = analyse(text)
+    first, second = (s.text for s in analysis.sentences)
+    targets = [
+        Target(first, 0, "1843", text.index("1843"), "date", 0, 0.9),
+        Target(second, text.index(second), "music", text.index("music"), "np", 1, 0.9),
+    ]
+    scores = [t.score for t in _context_ones_behind(analysis, targets)]
+    assert scores[0] == 0.9 and scores[1] < 0.5
