@@ -372,7 +372,8 @@ def _targets(
 #: tiny models find too few wrong answers for a term that pass the checks: ranked first, the
 #: sample passage's terms ("structures called chloroplasts", "pores called stomata") took the
 #: demo's only two tries and it made no item. A chat generator's wrong answers do pass
-#: (bench/generation.py's textbook section: 5 items on its terms, 3 before).
+#: (bench/generation.py's textbook section: 5 items on its terms, 3 before). A fact that
+#: points back falls as far (`_context_ones_behind`).
 LIGHT_TERM_DROP = 0.5
 
 
