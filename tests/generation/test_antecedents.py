@@ -69,27 +69,17 @@ def test_the_context_is_bounded_and_leaves_web_marks_out() -> None:
 def _order_asked(profile: str) -> list[str]:
     """The order the pipeline asks three facts in (`pipeline._passes`) once the first one's
     key, "Ada Lovelace", is made; each fact is its target's answer."""
-    from quizsmith.domain import Passage
-    from quizsmith.generation.build_context import BuildContext
+    from tests.support.build_contexts import build_context
+
     from quizsmith.generation.pipeline import _passes
     from quizsmith.generation.target import Target
-    from quizsmith.jobs import CancelToken
 
     text = (
         "Ada Lovelace wrote the first published program in 1843. "
         "She described a machine that could compose music. "
         "The Analytical Engine was never built."
     )
-    ctx = BuildContext(
-        passage=Passage(text=text),
-        generator=None,  # type: ignore[arg-type]  # the order needs no model
-        profile=profile,
-        embed=None,
-        qa=None,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
-    )
+    ctx = build_context(text, None, profile=profile)  # the order needs no model
     targets = []
     for index, (fact, answer) in enumerate(
         [

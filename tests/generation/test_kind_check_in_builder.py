@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from quizsmith.domain import Passage
+from tests.support.build_contexts import build_context
+
 from quizsmith.generation import prompts
 from quizsmith.generation.analysis import analyse
 from quizsmith.generation.builder import BuildContext, build_candidates
 from quizsmith.generation.target import Target, TargetKind
-from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import (
     ChatResult,
     Message,
@@ -143,17 +143,7 @@ def _context(
     generator: ScriptedModel, passage: str, *, qa: ScriptedModel | None = None, **extra: Any
 ) -> BuildContext:
     """A chat-profile build context on the scripted model; `extra` sets the other fields."""
-    return BuildContext(
-        passage=Passage(text=passage),
-        generator=generator,
-        profile="chat",
-        embed=None,
-        qa=qa,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
-        **extra,
-    )
+    return build_context(passage, generator, qa=qa, **extra)
 
 
 def _target(fact: str, key: str, kind: TargetKind) -> Target:

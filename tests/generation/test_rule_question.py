@@ -12,11 +12,11 @@ import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from quizsmith.domain import Passage
+from tests.support.build_contexts import build_context
+
 from quizsmith.generation import prompts
 from quizsmith.generation.builder import TOGETHER, BuildContext, build_candidates
 from quizsmith.generation.target import Target
-from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
 
 FACT = "The library was completed in 1963 after ten years of work."
@@ -91,16 +91,7 @@ def short_candidates(
     them, each one's stem method and how many questions the scripted writer was asked."""
     about = about or target()
     writer = ScriptedWriter(questions)
-    ctx = BuildContext(
-        passage=Passage(text=about.fact),
-        generator=writer,
-        profile=profile,
-        embed=None,
-        qa=None,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
-    )
+    ctx = build_context(about.fact, writer, profile=profile)
     built = build_candidates(about, "short", k, ctx)
     methods = [c.provenance["stem_method"] for c in built.candidates]
     return [c.stem for c in built.candidates], (methods, writer.calls)
@@ -123,17 +114,7 @@ def architect_context(
     writer: ScriptedWriter, made: set[str] | None = None, text: str = ARCHITECT_FACT
 ) -> BuildContext:
     """A chat generator's run on the architect's fact (or on `text`)."""
-    return BuildContext(
-        passage=Passage(text=text),
-        generator=writer,
-        profile="chat",
-        embed=None,
-        qa=None,
-        cancel=CancelToken(),
-        difficulty=None,
-        seed=0,
-        made_keys=made or set(),
-    )
+    return build_context(text, writer, made_keys=made or set())
 
 
 def architect_target(answer: str, kind: Any) -> Target:

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import pytest
+from tests.support.build_contexts import build_context
 
-from quizsmith.domain import Passage
 from quizsmith.generation import prompts
-from quizsmith.generation.builder import BuildContext, build_candidates
+from quizsmith.generation.builder import build_candidates
 from quizsmith.generation.target import Target
 from quizsmith.generation.true_false import (
     false_plan,
@@ -21,7 +21,6 @@ from quizsmith.generation.true_false import (
     rewording_problem,
     shown_statement,
 )
-from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
 
 FACT = "The Danube flows through ten countries before it reaches the Black Sea.[3]"
@@ -112,14 +111,10 @@ class Restater(Provider):
 def _true_statement(model: Restater, profile: str) -> tuple[str, str, list[str]]:
     # A seed whose coin makes a true statement (the builder's fair coin per target).
     seed = next(s for s in range(100) if random.Random(s).random() >= 0.5)
-    ctx = BuildContext(
-        passage=Passage(text=FACT),
-        generator=model,
+    ctx = build_context(
+        FACT,
+        model,
         profile=profile,
-        embed=None,
-        qa=None,
-        cancel=CancelToken(),
-        difficulty=None,
         seed=seed,
         restates_statements=restates(profile, "my-own-7b.gguf"),
     )

@@ -453,7 +453,7 @@ def _passes(
     for index, target in enumerate(targets):
         keys = keys_so_far()
         read = [target.fact]
-        if ctx.profile == CHAT_PROFILE:
+        if keys and ctx.profile == CHAT_PROFILE:  # a parse: only where a key could be named
             read.append(antecedent_text(ctx.analysis, target.sentence_index))
         if target.kind != "pinned" and any(given_away(k, read) for k in keys):
             waiting.append((index, target))
