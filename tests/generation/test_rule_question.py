@@ -1,4 +1,4 @@
-"""Where the rule-made question (writer.wh_question) joins a target's candidates: second for
+"""Where the rule-made question (rule_questions.wh_question) joins a target's candidates: second for
 a few-shot generator, only as a stand-in for a chat generator (issue 26: on the standard
 profile the ranking kept the rule's often ungrammatical questions over the 1.5B model's).
 
@@ -20,7 +20,7 @@ from quizsmith.generation.target import Target
 from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
 
 FACT = "The library was completed in 1963 after ten years of work."
-RULE_STEM = "The library was completed in what year after ten years of work?"
+RULE_STEM = "In what year was the library completed after ten years of work?"
 
 
 class ScriptedWriter(Provider):
@@ -202,7 +202,7 @@ def test_the_rule_question_leaves_out_a_web_pages_marks() -> None:
         "fewshot", ["How many people did it hold?", "How big was it?"], about=about
     )
     rule = [stem for stem, method in zip(stems, methods, strict=True) if method.startswith("rule")]
-    assert rule == ["Estimates of its capacity range up to how many people?"]
+    assert rule == ["Up to how many people do estimates of its capacity range?"]
 
 
 def test_an_answer_that_is_one_of_a_list_is_not_followed() -> None:

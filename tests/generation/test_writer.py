@@ -95,75 +95,6 @@ def test_a_year_question_needs_a_year_as_its_key() -> None:
 
 
 @pytest.mark.parametrize(
-    ("fact", "answer"),
-    [
-        ("The cheetah is the fastest land animal.", "fastest"),
-        ("There are seven continents.", "seven"),
-        ("This theory posits that light is a wave.", "theory"),
-    ],
-)
-def test_no_rule_made_question_after_a_determiner_or_there_are(fact: str, answer: str) -> None:
-    # "the what fastest" (the determiner is of a phrase the answer only begins), "There are
-    # how many": no grammatical question comes of it.
-    assert writer.wh_question(fact, answer, fact.index(answer)) is None
-
-
-@pytest.mark.parametrize(
-    ("fact", "answer", "question"),
-    [
-        ("She gives a speech every year.", "speech", "She gives what every year?"),
-        ("He joined the army in 1940.", "army", "He joined what in 1940?"),
-    ],
-)
-def test_the_question_phrase_takes_the_place_of_the_answers_own_determiner(
-    fact: str, answer: str, question: str
-) -> None:
-    # The analysis gives noun phrases without their determiner: the parse says the
-    # determiner is the answer's own, so "what" replaces both.
-    assert writer.wh_question(fact, answer, fact.index(answer)) == question
-
-
-@pytest.mark.parametrize(
-    ("fact", "answer", "question"),
-    [
-        (
-            "The Hesburgh Library was completed in 1963 and is the third building.",
-            "1963",
-            "The Hesburgh Library was completed in what year and is the third building?",
-        ),
-        (
-            "The library system holds more than 3 million volumes in ten libraries.",
-            "3 million",
-            "The library system holds how many volumes in ten libraries?",
-        ),
-        (
-            "The mural was designed by the artist Millard Sheets.",
-            "Millard Sheets",
-            "The mural was designed by the artist who?",
-        ),
-        ("It was founded on 14 July 1789.", "14 July 1789", "It was founded on what date?"),
-        # A month of a year is asked as one ("in what date" reads badly); a day reads "on".
-        (
-            "ABC premiered the show in August 1999 with Regis Philbin.",
-            "August 1999",
-            "ABC premiered the show in what month and year with Regis Philbin?",
-        ),
-        ("It reopened in 15 January 1954.", "15 January 1954", "It reopened on what date?"),
-        (
-            "Photosynthesis takes place in the chloroplasts, which contain chlorophyll.",
-            "the chloroplasts",
-            "Photosynthesis takes place in what, which contain chlorophyll?",
-        ),
-    ],
-)
-def test_rule_made_questions(fact: str, answer: str, question: str) -> None:
-    made = writer.wh_question(fact, answer, fact.index(answer))
-    assert made == question
-    assert writer.stem_problem(made, answer, fact, may_quote_fact=True) == ""
-    assert writer.wh_question(fact, answer, fact.index(answer) + 1) is None
-
-
-@pytest.mark.parametrize(
     "stem",
     [
         "What do geographers group these jobs together to explain?",
@@ -218,19 +149,6 @@ def test_a_pronoun_with_no_one_in_the_question_to_mean_is_unnamed(stem: str, poi
 )
 def test_a_pronoun_that_can_mean_someone_in_the_question_stays(stem: str) -> None:
     assert writer.unnamed_referent(stem) == ""
-
-
-def test_a_fronted_rule_made_question_phrase_is_not_made() -> None:
-    fact = "In the 20th century, the development of quantum mechanics led to a new view."
-    assert writer.wh_question(fact, "the 20th century", fact.index("the 20th century")) is None
-
-
-def test_an_ordinal_key_asks_which_period() -> None:
-    fact = "Quantum mechanics was developed in the 20th century by many physicists."
-    answer = "the 20th century"
-    made = writer.wh_question(fact, answer, fact.index(answer))
-    assert made == "Quantum mechanics was developed in which century by many physicists?"
-    assert writer.stem_problem(made, answer, fact, may_quote_fact=True) == ""
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ from quizsmith.generation.build_context import BuildSteps as BuildSteps
 from quizsmith.generation.build_context import Built as Built
 from quizsmith.generation.constituent_targets import followed_target
 from quizsmith.generation.prompts import PROMPT_VERSION
+from quizsmith.generation.rule_questions import wh_question
 from quizsmith.generation.target import Target, written_without_spaces
 from quizsmith.generation.targets import listed_member
 from quizsmith.generation.web_marks import masked
@@ -35,9 +36,9 @@ BLANK = "_____"
 #: Sampling temperature for the 2nd, 3rd ... candidate; the first is greedy, so a run with
 #: k = 1 is deterministic and the best guess of the model is always among the candidates.
 CANDIDATE_TEMPERATURE = 0.8
-#: Which attempt is the rule-made question (writer.wh_question) for a few-shot generator (the
-#: light profile's tiny models): second, after the model's greedy question, so that --no-rank
-#: keeps the model's question when it passes the checks.
+#: Which attempt is the rule-made question (rule_questions.wh_question) for a few-shot
+#: generator (the light profile's tiny models): second, after the model's greedy question, so
+#: that --no-rank keeps the model's question when it passes the checks.
 RULE_ATTEMPT = 1
 #: What a lone question's second set of wrong answers adds to its seed (`_questions`).
 DISTRACTOR_RETRY_SEED = 50
@@ -327,7 +328,7 @@ def _rule_stem(target: Target) -> writer.Written:
     # Made from the fact as a student sees it: a web page's citation marks and pronunciation
     # guides went into the copied question ("... up to how many people.[7]?": 7 of the light
     # profile's 60 bench items at 9f3c715). Masking keeps every offset.
-    stem = writer.wh_question(masked(target.fact).rstrip(), target.answer, at)
+    stem = wh_question(masked(target.fact).rstrip(), target.answer, at)
     if stem is None:
         return writer.Written(None, "no rule-made question for this answer")
     stem = true_false.shown_statement(stem)

@@ -12,7 +12,6 @@ from typing import Any
 
 from quizsmith.errors import OutputParseError, ProviderError
 from quizsmith.generation import prompts
-from quizsmith.generation.answer_kinds import kind_of
 
 # The stem checks (their own module); their names stay reachable here, where callers look.
 from quizsmith.generation.stem_checks import asks_for_other_kind as asks_for_other_kind
@@ -172,112 +171,6 @@ def stem_problem(stem: str, answer: str, fact: str, *, may_quote_fact: bool = Fa
     ):
         return "the question copies the source sentence"
     return ""
-
-
-_WH_BY_KIND = {
-    "year": "in what year",
-    "date": "on what date",
-    "number": "how many",
-    "name": "who or what",
-    "phrase": "what",
-}
-
-
-#: Words a question phrase cannot follow: a determiner ("the what fastest", "She gives a
-#: what") or an existential "there are" ("There are what"). Of the 9 rule-made stems read as
-#: ungrammatical in the generation bench's runs, 7 were one of these
-#: (bench/results/generation-readings*.txt).
-_NO_QUESTION_PHRASE_AFTER = re.compile(
-    r"\b(?:the|a|an|this|that|these|those|his|its|their|our|my|your|"
-    r"there\s+(?:is|are|was|were))$",
-    re.IGNORECASE,
-)
-
-
-_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|that|these|those)$", re.IGNORECASE)
-
-
-def _determiner_of(fact: str, answer_at: int, length: int) -> bool:
-    """Whether the word before the answer is the determiner of the answer's own noun (the
-    parse says so: "the University of Notre Dame"), not of a phrase the answer only begins
-    ("the fastest land animal" for the answer "fastest")."""
-    from quizsmith.generation.parser import parse
-
-    doc = parse(fact)
-    inside = [t for t in doc if answer_at <= t.idx < answer_at + length]
-    before = [t for t in doc if t.idx < answer_at]
-    if not inside or not before or before[-1].dep_ not in ("det", "poss"):
-        return False
-    return before[-1].head.i in {t.i for t in inside}
-
-
-def _date_noun(answer: str) -> str:
-    """What a date key is asked as: "date" where it names a day ("15 January 1954"), "month
-    and year" where it names a month of a year ("August 1999": "in what date" reads badly)."""
-    without_years = re.sub(r"\b\d{3,4}\b", "", answer)
-    return "date" if re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b", without_years) else "month and year"
-
-
-def wh_question(fact: str, answer: str, answer_at: int) -> str | None:
-    """A question made from the fact by putting a question phrase in place of the answer
-    ("The library was completed in 1963." -> "The library was completed in what year?").
-
-    Classic rule-based question generation: no model, always about the fact, and the key
-    is right by construction. It joins the model's candidates, and ranking decides between
-    them; it is the dependable candidate when the generator is a tiny model.
-    """
-    if not 0 <= answer_at <= len(fact) - len(answer) or fact[answer_at:].find(answer) != 0:
-        return None
-    kind = kind_of(answer)
-    before, after = fact[:answer_at].rstrip(), fact[answer_at + len(answer) :].lstrip()
-    # The analysis's answers are noun phrases without their determiner ("the University of
-    # Notre Dame": "University of Notre Dame"): the question phrase takes the determiner's
-    # place too ("... of what?", not "... of the what?").
-    if _DETERMINER_BEFORE.search(before) and _determiner_of(fact, answer_at, len(answer)):
-        before = _DETERMINER_BEFORE.sub("", before).rstrip()
-    if _NO_QUESTION_PHRASE_AFTER.search(before):
-        return None
-    if len(before.split()) <= 1 and after.startswith(","):
-        # "In what number, the development of quantum mechanics led to ...?": a fronted
-        # question phrase wants the clause after it inverted, which a rule cannot do.
-        return None
-    wh = _WH_BY_KIND.get(kind, "what")
-    if kind in ("year", "date"):
-        # "completed in 1963" -> "completed in what year", not "in in what year".
-        preposition = re.search(r"\b(in|on|by|since|from|until)$", before, re.IGNORECASE)
-        noun = "year" if kind == "year" else _date_noun(answer)
-        if preposition:
-            word = preposition.group(1)
-            # "in August 1999" -> "in what month and year"; "in 15 January 1954" reads "on".
-            word = "on" if noun == "date" and word.lower() == "in" else word
-            wh = f"{word} what {noun}"
-            before = before[: preposition.start()].rstrip()
-        else:
-            wh = f"what {noun}"
-    after = re.sub(r"[.!;:]+$", "", after).rstrip()
-    if kind == "number":
-        # "more than 3 million volumes" -> "how many volumes"; a unit stays after the phrase.
-        before = re.sub(
-            r"\b(more than|less than|fewer than|about|around|over|nearly|almost|some|roughly|"
-            r"approximately)$",
-            "",
-            before,
-            flags=re.IGNORECASE,
-        ).rstrip()
-        ordinal = re.search(r"\d+(?:st|nd|rd|th)\s+([a-z]+)$", answer)
-        if ordinal:  # "the 20th century" -> "which century", not "what number"
-            wh = f"which {ordinal.group(1)}"
-        else:
-            wh = "how many" if after[:1].isalpha() else "what number"
-    elif kind == "name":
-        by_person = re.search(r"\b(by|artist|author|writer|president|king|queen|named)$", before)
-        wh = "who" if by_person else "what"
-    if not before:
-        wh = wh[:1].upper() + wh[1:]
-    question = f"{before} {wh}".strip()
-    if after:
-        question += after if after[0] in ",;)" else f" {after}"
-    return " ".join(question.rstrip(",;").split()) + "?"
 
 
 def contains_answer(text: str, answer: str) -> bool:
