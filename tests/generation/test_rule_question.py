@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from tests.support.build_contexts import build_context
 
 from quizsmith.generation import prompts
-from quizsmith.generation.builder import TOGETHER, BuildContext, build_candidates
+from quizsmith.generation.builder import RULE_METHOD, TOGETHER, BuildContext, build_candidates
 from quizsmith.generation.target import Target
 from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
 
@@ -182,13 +182,24 @@ def test_no_rule_question_stands_in_when_every_chat_attempt_fails() -> None:
     assert stems == [] and methods == [] and calls == 3
 
 
-def test_a_fewshot_generator_gets_the_rule_question_second() -> None:
+def test_a_fewshot_generators_rule_question_is_its_only_candidate_where_it_passes() -> None:
+    # The tiny models' own questions mostly asked for something else than the key: the
+    # model is not asked at all.
     stems, (methods, calls) = short_candidates(
         "fewshot", ["When was the library completed?", "In which year was it finished?"]
     )
-    assert stems == ["When was the library completed?", RULE_STEM, "In which year was it finished?"]
-    assert methods == ["model", "rule: answer replaced by a question phrase", "model"]
-    assert calls == 2
+    assert stems == [RULE_STEM]
+    assert methods == [RULE_METHOD] and calls == 0
+
+
+def test_a_fewshot_generator_writes_where_the_rule_makes_no_question() -> None:
+    # "the what fastest": no grammatical question, so the model's greedy and sampled ones.
+    fact = "The cheetah is the fastest land animal."
+    about = Target(fact, 0, "fastest", fact.index("fastest"), "phrase", 0, 1.0)
+    asked = ["Which land animal is the fastest?", "What is the cheetah's top ranking?"]
+    stems, (methods, calls) = short_candidates("fewshot", asked, about=about)
+    assert methods == ["model"] * len(stems) and calls == 2
+    assert stems and set(stems) <= set(asked)
 
 
 def test_the_rule_question_leaves_out_a_web_pages_marks() -> None:

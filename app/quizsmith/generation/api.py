@@ -56,7 +56,8 @@ class GenerationRequest:
 #: writes one: its first question is written with its own answer, and those read better than
 #: the answer-aware ones it samples after (4 of 9 usable against 2 of 20 on six bench
 #: passages, docs/generation.md); three cost 2-3 times the time (issue 44's speed target).
-#: A few-shot (light) generator keeps three: its second is the rule-made question.
+#: A few-shot (light) generator keeps three: the rule-made question first, which where it
+#: passes the checks is the only one; else two of the model's (builder.RULE_ATTEMPT).
 CHAT_CANDIDATES = 1
 FEWSHOT_CANDIDATES = 3
 
