@@ -203,3 +203,14 @@ def test_a_gloss_in_brackets_is_asked_in_place() -> None:
     assert (
         _asked(fact, "dukkha") == "Monks free themselves from this suffering (what) by meditation?"
     )
+
+
+def test_a_bound_stays_only_where_it_is_a_preposition() -> None:
+    fact = "Villages in the hills receive more than 9,000 millimetres of rain a year."
+    made = _asked(fact, "9,000 millimetres")
+    assert made == "How many millimetres of rain do villages in the hills receive a year?"
+
+
+def test_the_pronoun_one_is_no_count() -> None:
+    fact = "The change was from an economy based on farming to one based on industry."
+    assert _asked(fact, "one") is None

@@ -187,8 +187,8 @@ def _number_phrase(
         # names one ("how many" asks a plural).
         return None
     if counted is None:
-        if head.dep_ in _MODIFIERS:
-            return None
+        if head.dep_ in _MODIFIERS or any(c.dep_ in ("acl", "relcl") for c in head.children):
+            return None  # "to one based on industry": a pronoun, no count
         return _Phrase(_indices(head), "how many", head, movable=False)
     # The noun counted and what it is of ("litres of blood"); its other phrases stay in the
     # clause ("How many symphonies did Beethoven write in Vienna?").
@@ -204,9 +204,9 @@ def _number_phrase(
     counts = {t.i for t in counted.subtree if t.i <= counted.i} | {t.i for t in of}
     # A bound the verb needs stays with the number: "range up to how many people"; "more
     # than" or "about" goes ("How many volumes does it hold?").
-    bound = [t for t in before if t.dep_ in ("quantmod", "advmod")]
+    bound = [t for t in before if t.dep_ != "det"]
     wh = "how many"
-    if bound and bound[0].pos_ in ("ADP", "PART"):
+    if bound and all(t.pos_ in ("ADP", "PART") for t in bound):
         wh = f"{_words('', bound)} how many"
     return _Phrase(frozenset(counts), _words(wh, named), counted)
 
