@@ -6,6 +6,8 @@ no question where none is grammatical. The facts are written for these tests (th
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quizsmith.generation import writer
 from quizsmith.generation.rule_questions import wh_question
@@ -214,3 +216,45 @@ def test_a_bound_stays_only_where_it_is_a_preposition() -> None:
 def test_the_pronoun_one_is_no_count() -> None:
     fact = "The change was from an economy based on farming to one based on industry."
     assert _asked(fact, "one") is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    words=st.lists(
+        st.sampled_from(
+            [
+                "The",
+                "river",
+                "was",
+                "built",
+                "in",
+                "1900",
+                "by",
+                "Anna",
+                "Berg",
+                ",",
+                "and",
+                '"',
+                "(",
+                ")",
+                "three",
+                "ships",
+                "of",
+                "'s",
+                "50%",
+                "it",
+                "not",
+                "which",
+                ".",
+            ]
+        ),
+        min_size=1,
+        max_size=14,
+    ),
+    pick=st.integers(min_value=0, max_value=13),
+)
+def test_any_sentence_gives_a_question_or_none_and_never_fails(words: list[str], pick: int) -> None:
+    fact = " ".join(words)
+    answer = words[pick % len(words)]
+    made = wh_question(fact, answer, fact.index(answer))
+    assert made is None or (made.endswith("?") and len(made) > 1)

@@ -3,13 +3,14 @@ front with the clause inverted as English asks ("In 1628 Harvey published his ac
 "In what year did Harvey publish his account?"), all from the parse.
 
 Classic rule-based question generation (Heilman and Smith's overgenerate-and-rank): no model,
-always about the fact, and the key is right by construction. It joins a few-shot generator's
-candidates and ranking decides between them; with the light profile's tiny models it makes
-most items. The parser says what the rule needs: which words make the answer's phrase and
-what it counts ("how many symphonies", not "what number"), whose it is ("whose surface"),
-what kind of person it names ("which German chemist"), where the subject and the verb are and
-which auxiliary inverts ("did ... publish", "was ... proposed"). Where the phrase cannot be
-moved (in a clause of its own, a phrase with a clause after it, a sentence that opens with
+always about the fact, and the key is right by construction. It is a few-shot generator's
+first candidate and, where it passes the checks, its only one (`builder.RULE_ATTEMPT`): the
+light profile's tiny models mostly ask for something else than the key. The parser says
+what the rule needs: which words make the answer's phrase and what it counts ("how many
+symphonies", not "what number"), whose it is ("whose surface"), what kind of person it names
+("which German chemist"), where the subject and the verb are and which auxiliary inverts
+("did ... publish", "was ... proposed"). Where the phrase cannot be moved (in a clause of
+its own, a phrase with a clause after it, a sentence that opens with
 something else), it stays in place as an echo question ("... completed in what year?").
 """
 
