@@ -271,3 +271,15 @@ def test_a_fact_that_names_what_it_speaks_of_is_asked_alone() -> None:
     target = Target(ARCHITECT_FACT, at, "1963", text.index("1963"), "date", 1, 1.0)
     build_candidates(target, "short", 1, ctx)
     assert "Work began" not in writer.asked[0]
+
+
+def test_one_candidate_asked_for_is_the_models_where_the_rule_makes_none() -> None:
+    # The rule costs no call, so `--candidates 1` still gets the model's question.
+    fact = "The cheetah is the fastest land animal."
+    about = Target(fact, 0, "fastest", fact.index("fastest"), "phrase", 0, 1.0)
+    asked = "What is the cheetah's top ranking among land animals?"
+    stems, (methods, calls) = short_candidates("fewshot", [asked], k=1, about=about)
+    assert stems == [asked] and methods == ["model"] and calls == 1
+    # Where the rule makes one, it is the one candidate and the model is not asked.
+    stems, (methods, calls) = short_candidates("fewshot", ["When?"], k=1)
+    assert stems == [RULE_STEM] and calls == 0

@@ -155,10 +155,13 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     chat_asks = ctx.profile == CHAT_PROFILE and k > first
     before = antecedent_text(ctx.analysis, target.sentence_index) if chat_asks else ""
     model_first = first + 1 if rule_attempt == first else first  # the model's greedy attempt
-    for attempt in range(first, k):
+    # The rule costs no model call: where it makes no question, one candidate asked for
+    # (`--candidates 1`) is still the model's, as before the rule came first.
+    end = max(k, model_first + 1) if rule_attempt == first and k > 0 else k
+    for attempt in range(first, end):
         if len(stems) >= keep or (stems and stems[0][3] == RULE_METHOD):
             break
-        yield BuildStep(f"writing question {attempt + 1} of {k}", attempt / parts)
+        yield BuildStep(f"writing question {attempt + 1} of {end}", attempt / max(parts, end))
         # After the announcement: a Cancel pressed while it was shown stops before the call.
         ctx.cancel.raise_if_cancelled()
         started = time.perf_counter()
