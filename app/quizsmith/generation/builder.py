@@ -25,10 +25,9 @@ from quizsmith.generation.build_context import BuildSteps as BuildSteps
 from quizsmith.generation.build_context import Built as Built
 from quizsmith.generation.constituent_targets import followed_target
 from quizsmith.generation.prompts import PROMPT_VERSION
-from quizsmith.generation.rule_questions import wh_question
-from quizsmith.generation.target import Target, written_without_spaces
+from quizsmith.generation.rule_questions import rule_stem
+from quizsmith.generation.target import Target
 from quizsmith.generation.targets import listed_member
-from quizsmith.generation.web_marks import masked
 from quizsmith.generation.wrong_answer_sets import options_of_question
 from quizsmith.generation.wrong_answer_sets import wrong_answers as wrong_answers
 
@@ -36,7 +35,7 @@ BLANK = "_____"
 #: Sampling temperature for the 2nd, 3rd ... candidate; the first is greedy, so a run with
 #: k = 1 is deterministic and the best guess of the model is always among the candidates.
 CANDIDATE_TEMPERATURE = 0.8
-#: Which attempt is the rule-made question (rule_questions.wh_question) for a few-shot
+#: Which attempt is the rule-made question (rule_questions.rule_stem) for a few-shot
 #: generator (the light profile's tiny models): the first, and where it passes the checks the
 #: only one. The tiny models' own questions mostly ask for something else than the key
 #: ("asks a language; the key is a century"): of the light profile's 120 bench items at
@@ -168,7 +167,7 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
         seed = ctx.seed + attempt
         is_rule = attempt == rule_attempt
         written = (
-            _rule_stem(target)
+            rule_stem(target)
             if is_rule
             else writer.write_stem(
                 ctx.generator,
@@ -328,22 +327,6 @@ def _together(
         stems.append((ctx.seed, written.text, started, TOGETHER))
         return followed
     return target
-
-
-def _rule_stem(target: Target) -> writer.Written:
-    if written_without_spaces(target.fact):
-        # The rule puts an English question phrase into the sentence: "叶绿体含有 what ，...?"
-        return writer.Written(None, "no rule-made question: the rule writes English only")
-    at = target.answer_start - target.fact_start
-    # Made from the fact as a student sees it: a web page's citation marks and pronunciation
-    # guides went into the copied question ("... up to how many people.[7]?": 7 of the light
-    # profile's 60 bench items at 9f3c715). Masking keeps every offset.
-    stem = wh_question(masked(target.fact).rstrip(), target.answer, at)
-    if stem is None:
-        return writer.Written(None, "no rule-made question for this answer")
-    stem = true_false.shown_statement(stem)
-    reason = writer.stem_problem(stem, target.answer, target.fact, may_quote_fact=True)
-    return writer.Written(None if reason else stem, reason)
 
 
 def _true_false(target: Target, k: int, ctx: BuildContext) -> BuildSteps:

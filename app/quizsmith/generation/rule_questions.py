@@ -19,8 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
+from quizsmith.generation import true_false, writer
 from quizsmith.generation.answer_kinds import date_precision, kind_of
 from quizsmith.generation.parser import parse
+from quizsmith.generation.target import Target, written_without_spaces
+from quizsmith.generation.web_marks import masked
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -47,6 +50,24 @@ class _Phrase:
     words: str
     top: Token
     movable: bool = True
+
+
+def rule_stem(target: Target) -> writer.Written:
+    """The target's rule-made question as a student sees it, checked as a written question
+    is (`writer.stem_problem`, which may quote the fact), or None with the reason."""
+    if written_without_spaces(target.fact):
+        # The rule puts an English question phrase into the sentence: "叶绿体含有 what ，...?"
+        return writer.Written(None, "no rule-made question: the rule writes English only")
+    at = target.answer_start - target.fact_start
+    # Made from the fact as a student sees it: a web page's citation marks and pronunciation
+    # guides went into the copied question ("... up to how many people.[7]?": 7 of the light
+    # profile's 60 bench items at 9f3c715). Masking keeps every offset.
+    stem = wh_question(masked(target.fact).rstrip(), target.answer, at)
+    if stem is None:
+        return writer.Written(None, "no rule-made question for this answer")
+    stem = true_false.shown_statement(stem)
+    reason = writer.stem_problem(stem, target.answer, target.fact, may_quote_fact=True)
+    return writer.Written(None if reason else stem, reason)
 
 
 def wh_question(fact: str, answer: str, answer_at: int) -> str | None:
