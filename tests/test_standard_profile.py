@@ -121,6 +121,27 @@ def test_the_1_5b_model_tells_a_playwright_from_the_plays_characters(standard: S
     assert choose_profile(provider_for(light.role("qa"), light), light) == "fewshot"
 
 
+def test_the_1_5b_model_says_what_kind_a_key_is_where_no_question_names_one(
+    standard: Settings,
+) -> None:
+    """`key_kinds.kind_of_key` on the real QA model: "the scientific name of the western honey
+    bee" names no kind, and the model's kind for the key (a species) drops the hive's other
+    words a standard bench item offered (royal jelly, queens) and keeps another species."""
+    from quizsmith.generation import distractors as dis
+    from quizsmith.generation.key_kinds import kind_of_key
+    from quizsmith.providers import provider_for
+
+    qa = provider_for(standard.role("qa"), standard)
+    question = "What is the scientific name of the western honey bee?"
+    assert dis.asked_kind(question) is None
+    kind = kind_of_key(qa, question, "Apis mellifera")
+    assert kind == "species"
+    check = dis.kind_reading(qa, kind)
+    bar = max(min(0.0, check.says_yes("Apis mellifera")) - dis.KIND_MARGIN, dis.KIND_FLOOR)
+    assert check.says_yes("Apis cerana") >= bar
+    assert max(check.says_yes("royal jelly"), check.says_yes("queens")) < bar
+
+
 def test_naco_scores_with_the_papers_prompt_on_the_1_5b_model(standard: Settings) -> None:
     from quizsmith.metrics.naco import NacoMetric
 

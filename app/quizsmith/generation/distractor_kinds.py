@@ -177,7 +177,7 @@ def broader_reading(qa: Provider, key: str) -> Callable[[str], float]:
 #: Nouns that ask for a number, a time or nothing in particular: the kind filter of
 #: `analysis.same_kind` covers the first two, and "Is X a name?" asks nothing. (Which nouns
 #: do is a matter of meaning, not of grammar: the parser does not say it.)
-_NO_KIND = frozenset(
+NO_KIND = frozenset(
     "year date day month century decade time period number percentage percent amount age "  # noqa: SIM905
     "name kind type sort way reason part thing".split()
 )
@@ -283,7 +283,7 @@ def _kind_of_noun(noun: Any, lenient: bool = False) -> str | None:
     if any(c.dep_ == "nummod" for c in noun.children):
         return None  # "Which two rivers ...": two answers
     lemma = noun.lemma_.lower() if noun.pos_ == "NOUN" else singular(noun.lower_)
-    if lemma in _NO_KIND:
+    if lemma in NO_KIND:
         return None
     compound = [
         c.lower_

@@ -12,6 +12,7 @@ from quizsmith.generation import distractors as dis
 from quizsmith.generation import writer
 from quizsmith.generation.analysis import Constituent, PassageAnalysis
 from quizsmith.generation.build_context import BuildContext
+from quizsmith.generation.key_kinds import kind_of_key
 from quizsmith.generation.target import Target
 
 
@@ -30,7 +31,8 @@ def wrong_answers(
     group, unit or kind, the defined terms), then nearby numbers; the filters keep those of
     the key's kind and form, the QA model then orders them and, where `asked` names the kind
     of thing the question asks for (where none does, a place for "Where ...?", else a person
-    or place the key is: `dis.kind_of_entity`), checks each is one
+    or place the key is: `dis.kind_of_entity`; for a common-noun key, the kind the QA model
+    says it is: `key_kinds.kind_of_key`), checks each is one
     (`dis.filter_distractors`). The quiz's other answers and terms `unlike_the_key` stand in
     last."""
     ctx.cancel.raise_if_cancelled()
@@ -42,6 +44,11 @@ def wrong_answers(
         # one (the model is told so, and each candidate is checked, as for a named kind).
         where = dis.kind_asked_of_key(question) == dis.PLACE
         asked = dis.PLACE if where else dis.kind_of_entity(key_c.group if key_c else None)
+        read_as = key_c or dis.parse_phrase(target.answer)
+        if asked is None and ctx.judge is not None and read_as and read_as.kind in PHRASE_KINDS:
+            # A common-noun key: the QA model says what kind of thing it is ("Impressionists":
+            # a movement), which is then asked of each candidate (studies/key_kinds.py).
+            asked = kind_of_key(ctx.judge, question, target.answer)
     from_model, note = writer.propose_distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
     )
@@ -84,6 +91,10 @@ def wrong_answers(
     return outcome, note
 
 
+#: The constituent kinds of a common-noun key (not a name, a number or a date).
+PHRASE_KINDS = ("phrase", "term")
+
+
 def unlike_the_key(analysis: PassageAnalysis, key: str, texts: Iterable[str]) -> list[str]:
     """Those of `texts` (the quiz's other answers, the passage's terms) that are, for a
     common-noun phrase key, likely another kind of thing: not one of the key's list, not of
@@ -94,7 +105,7 @@ def unlike_the_key(analysis: PassageAnalysis, key: str, texts: Iterable[str]) ->
     py), so they only stand in where the model's and the passage's own fall short. The key's
     side is read once: each `parse_phrase` is a parse."""
     key_c = analysis.find(key) or dis.parse_phrase(key)
-    if key_c is None or key_c.kind not in ("phrase", "term"):
+    if key_c is None or key_c.kind not in PHRASE_KINDS:
         return []
     if any(c.text == key and c.kind == "name" for c in analysis.constituents):
         return []  # a name the parser reads as one elsewhere ("Beethoven" beside Haydn)
