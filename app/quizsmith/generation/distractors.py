@@ -22,7 +22,8 @@ Last, where the question names the kind of thing it asks for ("Which playwright 
 name of the waterfall that ..."), a QA model large enough for chat prompts is asked of each
 kept candidate, most plausible first, "Is X a playwright?" (`distractor_kinds`):
 the play's characters offered as its playwright were the commonest fault of the standard
-profile's items (docs/generation.md).
+profile's items (docs/generation.md). Where none names one, `wrong_answer_sets` chooses the
+kind (the key's entity type, or the QA model's word for a common noun: `key_kinds`).
 """
 
 from __future__ import annotations

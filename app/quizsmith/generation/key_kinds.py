@@ -1,12 +1,15 @@
-"""The kind of thing a key is, where no question names one: "What did Leroy call the artists
-of the show?" with the key "Impressionists" names no kind, and its wrong answers were "Punk;
-Jazz; Classic" (music labels) on the generation bench, read bad. The QA model says what kind
-of thing the key is ("a movement"), and each wrong answer is then checked as for a kind a
-question names ("Is Punk a movement?", `distractor_kinds.first_that_pass`).
+"""The kind of thing a key is, where no question names one: "What is the scientific name of
+the western honey bee?" names no kind, and its wrong answers were "royal jelly; queen;
+queens" on the generation bench, read bad. The QA model says what kind of thing the key is
+("a species"), and where it affirms that of the key, each wrong answer is checked as for a
+kind a question names ("Is royal jelly a species?", `distractor_kinds.first_that_pass`), and
+the generator is told it.
 
-Which words a parser cannot give: the key's head noun is no kind ("pentameter",
-"Impressionists"); what the thing *is* is a matter of knowledge, so the model is asked.
-Measured on 605 wrong answers the 1.5B model wrote, read blind (studies/key_kinds.py).
+Why the model and not the parser: the key's head noun is no kind ("pentameter",
+"mellifera"); what the thing *is* is a matter of knowledge. Measured on 605 wrong answers the
+1.5B model wrote, read blind (studies/key_kinds.py): of those it applies to, 36% of another
+kind dropped, 8% of the key's. Weaker than a named kind's check: "Is Punk a movement?" reads
+Yes (the bench's "Punk; Jazz; Classic" for what a critic called the Impressionists).
 """
 
 from __future__ import annotations
