@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import pytest
 from tests.generation.test_kind_check_in_builder import Script, ScriptedModel, _context, _target
 
+from quizsmith.errors import CapabilityError
 from quizsmith.generation.builder import build_candidates
 from quizsmith.generation.key_kinds import KIND_PROMPT, kind_of_key, said_kind
 from quizsmith.providers.base import ChatResult, OptionLogprob, Provider, Reusable
@@ -80,6 +81,17 @@ def test_the_prompt_ends_with_the_question_and_key_and_reuses_the_examples() -> 
     assert prompt.startswith(KIND_PROMPT) and reuse == KIND_PROMPT
     end = "Question: What is the meter of the poem?\nAnswer: iambic pentameter\nKind:"
     assert prompt.endswith(end)
+
+
+class ChatOnly(Replies):
+    """A server that says it completes prompts and answers that it cannot."""
+
+    def complete(self, prompt: str, **kwargs: Any) -> ChatResult:
+        raise CapabilityError("This server serves chat only.", "Use a completion model.")
+
+
+def test_a_server_that_turns_the_completion_down_gives_no_kind() -> None:
+    assert kind_of_key(ChatOnly(" movement"), "What did they call them?", "Impressionists") is None
 
 
 def test_a_model_that_cannot_complete_is_not_asked() -> None:

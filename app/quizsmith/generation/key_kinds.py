@@ -14,6 +14,7 @@ Yes (the bench's "Punk; Jazz; Classic" for what a critic called the Impressionis
 
 from __future__ import annotations
 
+from quizsmith.errors import CapabilityError
 from quizsmith.generation.distractor_kinds import NO_KIND, kind_reading
 from quizsmith.providers.base import Provider
 
@@ -69,12 +70,15 @@ def said_kind(qa: Provider, question: str, key: str) -> str | None:
     cannot complete a prompt (an API chat model)."""
     if not qa.can_complete:
         return None
-    reply = qa.complete(
-        f"{KIND_PROMPT}Question: {question}\nAnswer: {key}\nKind:",
-        max_tokens=8,
-        stop=["\n"],
-        reuse_prefix=KIND_PROMPT,
-    ).text
+    try:
+        reply = qa.complete(
+            f"{KIND_PROMPT}Question: {question}\nAnswer: {key}\nKind:",
+            max_tokens=8,
+            stop=["\n"],
+            reuse_prefix=KIND_PROMPT,
+        ).text
+    except CapabilityError:
+        return None  # a server that serves chat only: no kind, as without completion
     kind = " ".join(reply.split()).strip(" .").lower()
     for article in _ARTICLES:
         kind = kind.removeprefix(article)
