@@ -11,6 +11,7 @@ from typing import Final
 from quizsmith.domain import Item, Passage
 from quizsmith.generation import distractors as dis
 from quizsmith.generation.analysis import PassageAnalysis, analyse
+from quizsmith.generation.passage_subject import Subject, subject_of
 from quizsmith.generation.writer import Written
 from quizsmith.jobs import CancelToken
 from quizsmith.providers.base import Provider
@@ -68,6 +69,11 @@ class BuildContext:
         return (
             self.qa if self.qa is not None and self.qa.can_logprob and self.qa_knows_kinds else None
         )
+
+    @cached_property
+    def subject(self) -> Subject | None:
+        """The passage's subject where its first statement says what it is (`passage_subject`)."""
+        return subject_of(self.analysis)
 
     @cached_property
     def analysis(self) -> PassageAnalysis:

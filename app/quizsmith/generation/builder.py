@@ -24,6 +24,7 @@ from quizsmith.generation.build_context import BuildStep as BuildStep
 from quizsmith.generation.build_context import BuildSteps as BuildSteps
 from quizsmith.generation.build_context import Built as Built
 from quizsmith.generation.constituent_targets import followed_target
+from quizsmith.generation.passage_subject import naming_the_subject
 from quizsmith.generation.prompts import PROMPT_VERSION
 from quizsmith.generation.rule_questions import rule_stem
 from quizsmith.generation.target import Target
@@ -191,6 +192,10 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
         else:
             method = RULE_METHOD if is_rule else "model"
             stems.append((seed, written.text, started, method))
+    # A question that speaks of the passage's subject by its class names it ("the river": the
+    # Danube), read from the passage's first statement (`passage_subject`).
+    subject = ctx.subject
+    stems = [(sd, naming_the_subject(t, target.answer, subject), st, m) for sd, t, st, m in stems]
     if item_type == "short":
         for seed, text, started, method in stems:
             built.candidates.append(
