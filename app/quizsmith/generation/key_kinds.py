@@ -18,9 +18,10 @@ from quizsmith.errors import CapabilityError
 from quizsmith.generation.distractor_kinds import NO_KIND, kind_reading
 from quizsmith.providers.base import Provider
 
-#: Four general-knowledge examples (written for the project, none from a bench passage): a
-#: person by their work, a place, a process, a material. Written on 13 of the bench's keys
-#: before any case of the study was read.
+#: Four general-knowledge examples written for the project (a person by their work, a place,
+#: a process, a tissue; abrasion is a term of the bench's rivers passage too, and the
+#: questions are not the bench's), tried on 13 of the bench's keys before any case of the
+#: study was read, and measured as they stand.
 KIND_PROMPT = """Say what kind of thing the answer to each question is, in one or two words.
 
 Question: Who wrote the play Antigone?
