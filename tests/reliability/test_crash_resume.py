@@ -90,8 +90,12 @@ def test_generate_killed_after_the_first_item_resumes(one_thread: Settings, tmp_
     passage = tmp_path / "library.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
     bank_path = tmp_path / "quiz.qbank"
+    # Scored (no --no-rank): each item then takes the light models' reading, so items are
+    # committed one by one over seconds. Unscored, the light profile's rule-made questions
+    # and cloze items need no model call, and on a fast machine all 8 were committed within
+    # one 0.2 s poll, before the kill could come (2026-11-30).
     cmd = _cli(
-        "generate", str(passage), "-n", str(N), "--bank", str(bank_path), "--no-rank",
+        "generate", str(passage), "-n", str(N), "--bank", str(bank_path),
         "--candidates", "1", "--types", "short,cloze",
     )  # fmt: skip
     seen: list[tuple[int | None, str, str]] = []
