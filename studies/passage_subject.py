@@ -22,6 +22,12 @@ by another helper: "same" (the replaced words meant the named subject: the sente
 same), "other" (they meant something else, or the meaning changed), "odd" (the same, but it
 reads badly).
 
+Result (2026-11-30): of 140 cases, 127 same, 9 other, 4 odd; 114 of 114 on the written
+passages, 13 of 26 on QGEval's and SQuAD's (QGEval joins paragraphs of two articles; a subject
+cut at a colon). The rule then left out a subject that points back ("This process", "Its
+capital"): 138 cases, 127 same (92% [86%, 97%], bootstrap over 70 passages), 9 other, 2 odd
+(`passage_subject.jsonl`, the shipped rule's cases).
+
 Run: PYTHONPATH=app .venv/bin/python studies/passage_subject.py list OUT.json
      then: studies/passage_subject.py score OUT.json READINGS.jsonl
 """

@@ -38,6 +38,8 @@ def test_the_subject_and_its_class_come_from_the_first_statement() -> None:
         "Forces are pushes or pulls. They change motion.",  # several things
         "The outer shell of the Earth is not a single solid piece. It is broken.",  # negated
         "The river rises in the Black Forest and flows east.",  # no "is a ..."
+        "This process is a chain of reactions. It needs light.",  # points back
+        "Its capital is a port on the coast. Ships dock there.",
         "",
     ],
 )
