@@ -156,3 +156,17 @@ def test_a_qa_model_that_cannot_tell_kinds_is_not_asked_for_one() -> None:
     model = KindTeller(CRITIC, "movement")
     _build(model, "Impressionists", qa_knows_kinds=False)
     assert model.kind_prompts == []
+
+
+def test_a_false_statements_blank_is_not_given_a_kind() -> None:
+    """The true/false builder reads wrong answers for "Complete: ..." (no question): the kind
+    was measured on questions only, so none is asked there."""
+    from quizsmith.generation.wrong_answer_sets import wrong_answers
+
+    model = KindTeller(CRITIC, "movement")
+    ctx = _context(model, CRITIC_FACT, qa=model, qa_knows_kinds=True)
+    target = _target(CRITIC_FACT, "Impressionists", "phrase")
+    wrong_answers(f"Complete: {CRITIC_FACT.replace('Impressionists', '_____')}", target, ctx, 0)
+    assert model.kind_prompts == []
+    wrong_answers("What did the critic call the painters of the show?", target, ctx, 0)
+    assert len(model.kind_prompts) == 1

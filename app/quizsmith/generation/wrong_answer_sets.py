@@ -45,9 +45,11 @@ def wrong_answers(
         where = dis.kind_asked_of_key(question) == dis.PLACE
         asked = dis.PLACE if where else dis.kind_of_entity(key_c.group if key_c else None)
         read_as = key_c or dis.parse_phrase(target.answer)
-        if asked is None and ctx.judge is not None and read_as and read_as.kind in PHRASE_KINDS:
-            # A common-noun key: the QA model says what kind of thing it is ("Impressionists":
-            # a movement), which is then asked of each candidate (studies/key_kinds.py).
+        common_noun = read_as is not None and read_as.kind in PHRASE_KINDS
+        if asked is None and ctx.judge is not None and common_noun and question.endswith("?"):
+            # A common-noun key of a question (not a false statement's "Complete: ..."): the QA
+            # model says what kind of thing it is ("Apis mellifera": a species), which is then
+            # asked of each candidate (studies/key_kinds.py measured it on questions).
             asked = kind_of_key(ctx.judge, question, target.answer)
     from_model, note = writer.propose_distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
