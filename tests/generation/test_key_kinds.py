@@ -170,3 +170,14 @@ def test_a_false_statements_blank_is_not_given_a_kind() -> None:
     assert model.kind_prompts == []
     wrong_answers("What did the critic call the painters of the show?", target, ctx, 0)
     assert len(model.kind_prompts) == 1
+
+
+def test_a_lone_questions_second_set_does_not_ask_the_kind_again() -> None:
+    """Too few wrong answers pass the first time, so the builder asks the generator again
+    (another seed) for the same question: the key's kind is asked once."""
+    few = Script(CRITIC.fact, CRITIC.stems, ["Punk", "Dadaists"], CRITIC.says_yes)
+    model = KindTeller(few, "movement")
+    ctx = _context(model, few.fact, qa=model, qa_knows_kinds=True)
+    build_candidates(_target(few.fact, "Impressionists", "phrase"), "mcq", 2, ctx)
+    assert len(model.distractor_requests) == 2  # the second set was asked for
+    assert len(model.kind_prompts) == 1

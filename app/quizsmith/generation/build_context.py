@@ -61,6 +61,9 @@ class BuildContext:
     #: temperature 0. On the bench's 148-word water cycle passage, 30 calls were 8 prompts,
     #: 126 of its 554 s.
     together_written: dict[str, tuple[Written, str]] = field(default_factory=dict)
+    #: The QA model's kind for a (question, key) where no question names one
+    #: (`key_kinds.kind_of_key`): a lone question's second set of wrong answers asks again.
+    key_kinds: dict[tuple[str, str], str | None] = field(default_factory=dict)
 
     @property
     def judge(self) -> Provider | None:

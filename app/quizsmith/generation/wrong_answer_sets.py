@@ -50,7 +50,10 @@ def wrong_answers(
             # A common-noun key of a question (not a false statement's "Complete: ..."): the QA
             # model says what kind of thing it is ("Apis mellifera": a species), which is then
             # asked of each candidate (studies/key_kinds.py measured it on questions).
-            asked = kind_of_key(ctx.judge, question, target.answer)
+            said = (question, target.answer)
+            if said not in ctx.key_kinds:
+                ctx.key_kinds[said] = kind_of_key(ctx.judge, question, target.answer)
+            asked = ctx.key_kinds[said]
     from_model, note = writer.propose_distractors(
         ctx.generator, ctx.profile, question, target.answer, target.fact, seed=seed, kind=asked
     )
