@@ -31,6 +31,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from study_passages import passage_interval
+
 from quizsmith.generation import distractor_kinds as kinds
 from quizsmith.generation.analysis import parse_phrase
 from quizsmith.generation.answer_kinds import kind_of
@@ -111,22 +113,18 @@ def bootstrap(path: str = str(OUT)) -> None:
     rng = random.Random(0)
     for phrase in (True, False):
         part = [c for c in cases if (c["key_group"] == "phrase") == phrase]
-        passages = sorted({c["src"].split("#")[0] for c in part})
-        by = {p: [c for c in part if c["src"].split("#")[0] == p] for p in passages}
+        passages = len({c["src"].split("#")[0] for c in part})
         for label in ("same", "other", "right"):
 
             def share(sample, label=label, field="dropped"):
                 of = [c for c in sample if c["label"] == label]
                 return sum(c[field] for c in of) / max(1, len(of))
 
-            boot = sorted(
-                share([c for p in rng.choices(passages, k=len(passages)) for c in by[p]])
-                for _ in range(2000)
-            )
+            low, high = passage_interval(part, lambda c: c["src"].split("#")[0], share, rng)
             n = sum(c["label"] == label for c in part)
             print(
                 f"{'phrase' if phrase else 'name'} {label}: n={n} dropped {share(part):.0%} "
-                f"[{boot[50]:.0%}, {boot[1949]:.0%}] over {len(passages)} passages "
+                f"[{low:.0%}, {high:.0%}] over {passages} passages "
                 f"(without the key's own Yes: {share(part, field='dropped_any'):.0%})"
             )
 

@@ -60,7 +60,7 @@ from collections import Counter
 from pathlib import Path
 
 from phrase_wrong_answers import kin_candidates
-from study_passages import squad
+from study_passages import passage_interval, squad
 
 from quizsmith.generation import distractors as dis
 from quizsmith.generation.analysis import analyse
@@ -136,19 +136,15 @@ def score(out: Path, readings: Path) -> None:
     kept_file.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
     cases = [c for c in cases if c["batch"] < 3]  # batch 3 was read after the rule was chosen
     passages = sorted({c["passage"] for c in cases})
-    by_passage = {p: [c for c in cases if c["passage"] == p] for p in passages}
     rng = random.Random(0)
     for label in ("same", "alias", "other"):
 
         def share(sample, label=label):
             return sum(c["read"] == label for c in sample) / max(1, len(sample))
 
-        boot = sorted(
-            share([c for p in rng.choices(passages, k=len(passages)) for c in by_passage[p]])
-            for _ in range(2000)
-        )
+        low, high = passage_interval(cases, lambda c: c["passage"], share, rng)
         count = sum(c["read"] == label for c in cases)
-        print(f"{label}: {count} ({share(cases):.0%} [{boot[50]:.0%}, {boot[1949]:.0%}])")
+        print(f"{label}: {count} ({share(cases):.0%} [{low:.0%}, {high:.0%}])")
     kept = [c for c in cases if c["strict_keeps"]]
     print(f"n={len(cases)} candidates, {len(passages)} passages; strict keeps {len(kept)}")
     for source in ("term", "other answer"):

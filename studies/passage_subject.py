@@ -37,7 +37,7 @@ import random
 import sys
 from pathlib import Path
 
-from study_passages import cela, qgeval, squad
+from study_passages import cela, passage_interval, qgeval, squad
 
 from quizsmith.generation.analysis import analyse, fact_sentences
 from quizsmith.generation.passage_subject import naming_the_subject, subject_of
@@ -92,22 +92,18 @@ def score(out: Path, readings: Path) -> None:
     Path(__file__).with_suffix(".jsonl").write_text(
         "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), encoding="utf-8"
     )
-    names = sorted({c["passage_name"] for c in cases})
-    by = {p: [c for c in cases if c["passage_name"] == p] for p in names}
     rng = random.Random(0)
     for label in ("same", "odd", "other"):
 
         def share(sample, label=label):
             return sum(c["read"] == label for c in sample) / max(1, len(sample))
 
-        boot = sorted(
-            share([c for p in rng.choices(names, k=len(names)) for c in by[p]])
-            for _ in range(2000)
-        )
+        low, high = passage_interval(cases, lambda c: c["passage_name"], share, rng)
         n = sum(c["read"] == label for c in cases)
+        passages = len({c["passage_name"] for c in cases})
         print(
-            f"{label}: {n} of {len(cases)} ({share(cases):.0%} [{boot[50]:.0%}, "
-            f"{boot[1949]:.0%}], bootstrap over {len(names)} passages)"
+            f"{label}: {n} of {len(cases)} ({share(cases):.0%} [{low:.0%}, {high:.0%}], "
+            f"bootstrap over {passages} passages)"
         )
 
 

@@ -86,3 +86,15 @@ def app_targets(text: str, n: int):
         passage_targets(analysis), n, passage_text=text, sentences=analysis.sentences
     )
     return analysis, targets
+
+
+def passage_interval(cases, passage_of, share, rng, draws: int = 2000) -> tuple[float, float]:
+    """The 95% bootstrap interval of `share(cases)`, resampling whole passages (a passage's
+    cases share a text, so the passage is the unit): `passage_of(case)` names its passage.
+    `rng` is the caller's, so one seed serves all of a study's shares in turn."""
+    names = sorted({passage_of(c) for c in cases})
+    by = {p: [c for c in cases if passage_of(c) == p] for p in names}
+    boot = sorted(
+        share([c for p in rng.choices(names, k=len(names)) for c in by[p]]) for _ in range(draws)
+    )
+    return boot[int(draws * 0.025)], boot[int(draws * 0.975) - 1]
