@@ -175,7 +175,7 @@ def test_an_item_rated_low_is_set_aside_for_a_spare_fact(
     assert result.shortfall is None
 
 
-def test_the_estimates_and_the_readers_warnings_set_an_item_aside() -> None:
+def test_the_estimates_the_readers_and_the_option_checks_warnings_set_an_item_aside() -> None:
     from quizsmith.domain import Flag, Item
     from quizsmith.generation.pipeline import set_aside_reason
 
@@ -189,6 +189,11 @@ def test_the_estimates_and_the_readers_warnings_set_an_item_aside() -> None:
     assert "reading the passage" in (set_aside_reason(item("reader-rejects-key")) or "")
     # Both: the estimate's reason is named first.
     assert "estimate" in (set_aside_reason(item("reader-rejects-key", "low-overall")) or "")
+    # A wrong answer of another kind or form than the key's (the option check's warning and
+    # its hint); a duplicate option or one that may be correct is left to the teacher.
+    assert "kind or form" in (set_aside_reason(item("option-other-kind")) or "")
+    assert "kind or form" in (set_aside_reason(item("option-other-form")) or "")
+    assert set_aside_reason(item("option-duplicate", "option-may-be-correct")) is None
 
 
 def test_items_set_aside_fill_the_quiz_when_the_spare_facts_run_out(
