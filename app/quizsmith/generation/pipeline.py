@@ -263,7 +263,7 @@ def generate_items(
                 yield from _spread(scoring, runs, done, n, RANKED_SHARE, 1.0)
             best.alternatives = alternatives
             ctx.made_keys.add(best.key.casefold())
-            reason = set_aside_reason(best)
+            reason = set_aside_reason(best, few_shot=ctx.profile != CHAT_PROFILE)
             if reason and tried < len(targets) + len(retry):
                 # Measured on the standard profile (docs/generation.md): most items with
                 # these warnings are unusable, and a spare fact often gives a usable one.
@@ -465,21 +465,26 @@ def _passes(
     yield from enumerate(list(retry), len(targets))
 
 
-def set_aside_reason(item: Item) -> str | None:
+def set_aside_reason(item: Item, few_shot: bool = False) -> str | None:
     """Why a kept item waits for the spare facts, or None: the warnings that most often mark
     an unusable item. On the standard bench items at 4082bbf the reader's warning was on four
     items (one usable, generation-readings-4082bbf.txt, git history); on QGEval 64% of the
-    questions it raises were rated poor for answer consistency (metrics/flag_policy.py)."""
+    questions it raises were rated poor for answer consistency (metrics/flag_policy.py).
+
+    With a few-shot generator (`few_shot`, the light profile) also a wrong answer of another
+    kind or form than the key's (the option check's warning or hint), raised only where too
+    few of the key's kind and form were left (`wrong_answer_sets.options_of_question`): none
+    of the 102 light bench items read over sessions 1-19 with it was usable, 49 of the 396
+    without (studies/option_warning_items.py); set aside on 12 bench passages, its 10
+    changed items read 1 usable and 6 bad against 0 and 9, at 17 s a quiz against 16 s. Not
+    with a chat generator: there the spare facts' items read no better (1 usable, 6 bad of 8,
+    as did the 8 they replaced) and 5 items took a median 152 s against 98 s."""
     codes = {flag.code for flag in item.flags}
     if LOW_ESTIMATE_FLAG in codes:
         return "the overall estimate rates its best question low"
     if READER_REJECTS_KEY in codes:
         return "a model reading the passage answers its best question otherwise"
-    if codes & {OTHER_KIND, OTHER_FORM}:
-        # Raised only where too few wrong answers of the key's kind and form were left
-        # (`wrong_answer_sets.options_of_question`). Of 935 bench items read over sessions
-        # 1-19, 4 of the 162 with either warning were usable, 163 of the 773 without
-        # (studies/option_warning_items.py).
+    if few_shot and codes & {OTHER_KIND, OTHER_FORM}:
         return "a wrong answer is not of the key's kind or form"
     return None
 
