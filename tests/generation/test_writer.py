@@ -83,6 +83,21 @@ def test_wh_word_must_fit_the_key() -> None:
     assert problem(asked, "3 million", fact) == ""
 
 
+def test_a_question_for_a_name_needs_a_name_as_its_key() -> None:
+    fact = "In 1628 the English physician William Harvey described how the heart pumps blood."
+    problem = writer.stem_problem
+    for asked in (
+        "What is the name of the English physician who described how the heart pumps blood?",
+        "What was the full name of the physician who described the heart's pumping?",
+        "What name is given to the physician who described the heart's pumping?",
+    ):
+        assert "asks for a name, but the key is a date" in problem(asked, "1628", fact)
+        assert problem(asked, "William Harvey", fact) == ""
+    # A name asked of something else, and a time asked: no name is asked for.
+    assert problem("What is the heart said to do in the account?", "pumps blood", fact) == ""
+    assert problem("In which year did William Harvey describe the heart?", "1628", fact) == ""
+
+
 def test_a_year_question_needs_a_year_as_its_key() -> None:
     # "October 1999" would be right too: the key names a month within the year asked for.
     fact = "In August 1999, ABC premiered Who Wants to Be a Millionaire."
