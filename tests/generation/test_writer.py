@@ -93,7 +93,7 @@ def test_a_question_for_a_name_needs_a_name_as_its_key() -> None:
     ):
         assert "asks for a name, but the key is a date" in problem(asked, "1628", fact)
         assert problem(asked, "William Harvey", fact) == ""
-    # A name asked of something else, and a time asked: no name is asked for.
+    # No name asked for (a phrase as the key), or a time asked for (a year as the key).
     assert problem("What is the heart said to do in the account?", "pumps blood", fact) == ""
     assert problem("In which year did William Harvey describe the heart?", "1628", fact) == ""
 

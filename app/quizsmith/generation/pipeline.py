@@ -265,8 +265,8 @@ def generate_items(
             ctx.made_keys.add(best.key.casefold())
             reason = set_aside_reason(best, few_shot=ctx.profile != CHAT_PROFILE)
             if reason and tried < len(targets) + len(retry):
-                # Measured on the standard profile (docs/generation.md): most items with
-                # these warnings are unusable, and a spare fact often gives a usable one.
+                # Most items with these warnings read unusable on the bench, and a spare fact
+                # may give a usable one (`set_aside_reason` says where it was measured).
                 set_aside.append(best)
                 result.dropped.append(
                     f"{target.answer!r}: set aside, {reason} ({best.stem!r}); a spare fact "
