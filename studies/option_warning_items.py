@@ -26,10 +26,9 @@ import random
 import re
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
-from study_passages import passage_interval
+from study_passages import label_share
 
 ROWS = Path(__file__).with_suffix(".jsonl")
 WARNINGS = {"option-other-kind", "option-other-form"}
@@ -92,20 +91,14 @@ def report() -> None:
         chosen = [r for r in rows if pick(r)]
         for warned in (True, False):
             cases = [r for r in chosen if bool(WARNINGS & set(r["flags"])) == warned]
-            counts = Counter(r["verdict"] for r in cases)
             parts = []
             for verdict in ("usable", "bad"):
-
-                def share(cs: list, v: str = verdict) -> float:
-                    return sum(c["verdict"] == v for c in cs) / len(cs) if cs else 0.0
-
-                low, high = passage_interval(
-                    cases, lambda c: f"{c['profile']}:{c['passage']}", share, rng
+                n, share, low, high = label_share(
+                    cases, verdict, lambda c: f"{c['profile']}:{c['passage']}", rng, "verdict"
                 )
-                shown = f"{share(cases):.0%} [{low:.0%}, {high:.0%}]"
-                parts.append(f"{verdict} {counts[verdict]} ({shown})")
+                parts.append(f"{verdict} {n} ({share:.0%} [{low:.0%}, {high:.0%}])")
             label = "with a warning" if warned else "without"
-            fix = counts["needs a fix"]
+            fix = sum(c["verdict"] == "needs a fix" for c in cases)
             print(f"{name:13} {label:15} n={len(cases):4}  {'  '.join(parts)}  fix {fix}")
 
 

@@ -60,7 +60,7 @@ from collections import Counter
 from pathlib import Path
 
 from phrase_wrong_answers import kin_candidates
-from study_passages import passage_interval, squad
+from study_passages import label_share, squad
 
 from quizsmith.generation import distractors as dis
 from quizsmith.generation.analysis import analyse
@@ -138,13 +138,8 @@ def score(out: Path, readings: Path) -> None:
     passages = sorted({c["passage"] for c in cases})
     rng = random.Random(0)
     for label in ("same", "alias", "other"):
-
-        def share(sample, label=label):
-            return sum(c["read"] == label for c in sample) / max(1, len(sample))
-
-        low, high = passage_interval(cases, lambda c: c["passage"], share, rng)
-        count = sum(c["read"] == label for c in cases)
-        print(f"{label}: {count} ({share(cases):.0%} [{low:.0%}, {high:.0%}])")
+        count, share, low, high = label_share(cases, label, lambda c: c["passage"], rng)
+        print(f"{label}: {count} ({share:.0%} [{low:.0%}, {high:.0%}])")
     kept = [c for c in cases if c["strict_keeps"]]
     print(f"n={len(cases)} candidates, {len(passages)} passages; strict keeps {len(kept)}")
     for source in ("term", "other answer"):

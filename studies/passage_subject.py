@@ -37,7 +37,7 @@ import random
 import sys
 from pathlib import Path
 
-from study_passages import cela, passage_interval, qgeval, squad
+from study_passages import cela, label_share, qgeval, squad, write_rows
 
 from quizsmith.generation.analysis import analyse, fact_sentences
 from quizsmith.generation.passage_subject import naming_the_subject, subject_of
@@ -89,20 +89,13 @@ def score(out: Path, readings: Path) -> None:
     cases = [dict(rows[r["id"]], read=r["label"], why=r.get("why", "")) for r in read]
     for case in cases:
         del case["passage"]  # the passages are in their sources and written_passages.json
-    Path(__file__).with_suffix(".jsonl").write_text(
-        "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), encoding="utf-8"
-    )
+    write_rows(Path(__file__).with_suffix(".jsonl"), cases)
     rng = random.Random(0)
+    passages = len({c["passage_name"] for c in cases})
     for label in ("same", "odd", "other"):
-
-        def share(sample, label=label):
-            return sum(c["read"] == label for c in sample) / max(1, len(sample))
-
-        low, high = passage_interval(cases, lambda c: c["passage_name"], share, rng)
-        n = sum(c["read"] == label for c in cases)
-        passages = len({c["passage_name"] for c in cases})
+        n, share, low, high = label_share(cases, label, lambda c: c["passage_name"], rng)
         print(
-            f"{label}: {n} of {len(cases)} ({share(cases):.0%} [{low:.0%}, {high:.0%}], "
+            f"{label}: {n} of {len(cases)} ({share:.0%} [{low:.0%}, {high:.0%}], "
             f"bootstrap over {passages} passages)"
         )
 

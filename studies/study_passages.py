@@ -58,6 +58,19 @@ def every_constituent(visit) -> None:
         analysis._read_sentence = read_sentence
 
 
+def label_share(
+    cases: list[dict], label: str, passage_of, rng, field: str = "read"
+) -> tuple[int, float, float, float]:
+    """How many `cases` have `field` == `label`, their share, and its 95% interval over
+    passages (`passage_interval`)."""
+
+    def share(sample: list[dict]) -> float:
+        return sum(c[field] == label for c in sample) / max(1, len(sample))
+
+    low, high = passage_interval(cases, passage_of, share, rng)
+    return sum(c[field] == label for c in cases), share(cases), low, high
+
+
 def write_rows(path: Path, rows: list[dict]) -> None:
     """A study's per-case rows as JSON lines."""
     path.write_text(

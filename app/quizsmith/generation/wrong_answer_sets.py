@@ -44,9 +44,11 @@ def wrong_answers(
         # one (the model is told so, and each candidate is checked, as for a named kind).
         where = dis.kind_asked_of_key(question) == dis.PLACE
         asked = dis.PLACE if where else dis.kind_of_entity(key_c.group if key_c else None)
-        read_as = key_c or dis.parse_phrase(target.answer)
-        common_noun = read_as is not None and read_as.kind in PHRASE_KINDS
-        if asked is None and ctx.judge is not None and common_noun and question.endswith("?"):
+        if (
+            asked is None
+            and ctx.judge is not None
+            and _common_noun_question(question, key_c, target)
+        ):
             # A common-noun key of a question (not a false statement's "Complete: ..."): the QA
             # model says what kind of thing it is ("Apis mellifera": a species), which is then
             # asked of each candidate (studies/key_kinds.py measured it on questions).
@@ -98,6 +100,15 @@ def wrong_answers(
 
 #: The constituent kinds of a common-noun key (not a name, a number or a date).
 PHRASE_KINDS = ("phrase", "term")
+
+
+def _common_noun_question(question: str, key_c: Constituent | None, target: Target) -> bool:
+    """Whether `question` is a question (not a false statement's "Complete: ...") whose key
+    is a common noun; a key the analysis does not hold is parsed only here, where it counts."""
+    if not question.endswith("?"):
+        return False
+    read_as = key_c or dis.parse_phrase(target.answer)
+    return read_as is not None and read_as.kind in PHRASE_KINDS
 
 
 def unlike_the_key(analysis: PassageAnalysis, key: str, texts: Iterable[str]) -> list[str]:
