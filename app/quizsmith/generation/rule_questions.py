@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final
 
 from quizsmith.generation import true_false, writer
 from quizsmith.generation.answer_kinds import date_precision, kind_of
-from quizsmith.generation.parser import listed, parse
+from quizsmith.generation.parser import parse
 from quizsmith.generation.target import Target, written_without_spaces
 from quizsmith.generation.web_marks import masked
 
@@ -117,8 +117,6 @@ def _question_phrase(span: list[Token], answer: str) -> _Phrase | None:
     if len(roots) != 1:
         return None
     head = roots[0]
-    if _bracketed(span) or _listed(head):
-        return None
     before = [t for t in head.subtree if t.i < span[0].i]
     kind = kind_of(answer)
     numeric = kind in ("year", "date", "number") or all(t.like_num for t in span)
@@ -159,25 +157,10 @@ def _question_phrase(span: list[Token], answer: str) -> _Phrase | None:
     # Otherwise the answer and its own determiner: a parse that hangs more on the answer's
     # head ("the phrase \"Open the door\"") keeps those words in the question.
     replaced = inside | {t.i for t in before if t.dep_ in ("det", "poss") and t.i == span[0].i - 1}
-    # The phrase's own head names the person: "Shakespeare's Globe" is a theatre.
+    # The phrase's own head says whether it names a person: "Shakespeare's Globe" is a
+    # theatre, "a process known as the Calvin cycle" no one (studies/rule_question_shapes.py).
     person = head.ent_type_ == "PERSON"
     return _Phrase(frozenset(replaced), "who" if person else "what", head, not after)
-
-
-def _bracketed(span: list[Token]) -> bool:
-    """Whether the answer stands alone in brackets ("Matthias Schleiden (1838)"): an aside,
-    no part of the clause a question can ask in its place."""
-    doc = span[0].doc
-    first, last = span[0].i, span[-1].i
-    opened = first > 0 and doc[first - 1].text == "("
-    return opened and last + 1 < len(doc) and doc[last + 1].text == ")"
-
-
-def _listed(head: Token) -> bool:
-    """Whether the answer is one member of a list (the parser's conjuncts, of the answer or
-    of the noun its number counts): in its place a question phrase reads "1, how many, 4, 8"
-    or "What, the Ganges and the Nile ...?", and the list's others answer it too."""
-    return listed(head) or (head.dep_ == "nummod" and listed(head.head))
 
 
 def _describes(words: list[Token], name: Token) -> bool:
@@ -230,13 +213,7 @@ def _number_phrase(
     if counted is None:
         if head.dep_ in _MODIFIERS or any(c.dep_ in ("acl", "relcl") for c in head.children):
             return None  # "to one based on industry": a pronoun, no count
-        if not before and any(t.ent_type_ == "DATE" and not t.like_num for t in span):
-            # A year the parser reads by its era ("completed in AD 226"), which the words
-            # alone do not say is one ("in how many?").
-            return _Phrase(_indices(head), "what year", head)
-        # "How many" asks for a count of something named; a number that counts nothing
-        # ("the standard deviation is 2.61", "falls to 17-18 per cent") has no question.
-        return None
+        return _Phrase(_indices(head), "how many", head, movable=False)
     # The noun counted and what it is of ("litres of blood"); its other phrases stay in the
     # clause ("How many symphonies did Beethoven write in Vienna?").
     of = [t for c in counted.rights if c.dep_ == "prep" and c.lower_ == "of" for t in c.subtree]
