@@ -340,8 +340,6 @@ def _targets(
     found = passage_targets(analysis)
     if profile != CHAT_PROFILE:
         found = [_behind_the_others(t) if t.kind == "term" else t for t in found]
-    else:
-        found = [_behind_the_names(t) if t.kind in ("term", "phrase") else t for t in found]
     cancel.raise_if_cancelled()
     if profile != CHAT_PROFILE:
         # A few-shot generator's key concepts join the parser's; an invented term that is not
@@ -382,18 +380,6 @@ LIGHT_TERM_DROP = 0.5
 
 def _behind_the_others(target: Target) -> Target:
     return replace(target, score=round(max(0.0, target.score - LIGHT_TERM_DROP), 4))
-
-
-#: How far a term or a noun phrase falls on a chat generator: a term to below the names
-#: (0.95 to 0.7; dates 0.85, numbers 0.8, names 0.75). The standard bench's items whose key
-#: is a term or a phrase read usable 23 of 186 times (12% [7%, 18%], bootstrap over 23
-#: passages), those whose key is a date, a number or a name 77 of 186 (41% [34%, 49%];
-#: studies/target_kinds.py).
-CHAT_TERM_DROP = 0.25
-
-
-def _behind_the_names(target: Target) -> Target:
-    return replace(target, score=round(max(0.0, target.score - CHAT_TERM_DROP), 4))
 
 
 def _context_ones_behind(analysis: PassageAnalysis, found: list[Target]) -> list[Target]:
