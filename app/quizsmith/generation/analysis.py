@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from quizsmith.generation.parser import listed, parse, parse_many
+from quizsmith.generation.parser import parse, parse_many
 from quizsmith.generation.sentences import Sentence, split_sentences
 from quizsmith.generation.target import MAX_ANSWER_WORDS
 from quizsmith.generation.web_marks import masked, plain
@@ -528,8 +528,10 @@ def _member(token: Token, mine: Sequence[Constituent], offset: int) -> str | Non
 def _lists(doc: Any, offset: int, mine: Sequence[Constituent]) -> list[list[str]]:
     found: list[list[str]] = []
     for token in doc:
-        if token.dep_ == "conj" or not listed(token):
+        if token.dep_ == "conj" or not token.conjuncts:
             continue
+        if token.pos_ not in ("NOUN", "PROPN", "NUM"):
+            continue  # conjoined verbs are clauses, not a list of things
         members = [_member(t, mine, offset) for t in (token, *token.conjuncts)]
         named = [m for m in dict.fromkeys(members) if m]
         if len(named) >= 2 and len(named) == len(members):

