@@ -91,7 +91,7 @@ def _order_asked(profile: str) -> list[str]:
         at = text.index(fact)
         targets.append(Target(fact, at, answer, at + fact.index(answer), "np", index, 1.0))
     made: list[str] = []
-    for _, target in _passes(targets, [], ctx, lambda: made):
+    for target in _passes(targets, [], ctx, lambda: made):
         made.append(target.answer)
     return made
 

@@ -312,3 +312,39 @@ def test_an_answer_is_given_away_where_a_question_names_it(
 
     assert given_away(key, [stem]) is named
     assert not given_away(key, [])
+
+
+def test_a_targets_items_do_not_depend_on_its_place_among_the_targets(
+    passages: list[Passage],
+) -> None:
+    # A target's model calls are seeded by its own fact and answer (Target.seed), not by its
+    # place: pinning the third item's answer puts it first and moves the others down, and
+    # each item asked again samples the same wrong answers. With the place's seed every
+    # item's wrong answers were resampled, which on the bench was noise of the size of the
+    # changes measured (studies/target_kinds.py).
+    passage = passages[0]
+    before, _ = run(passage, GenerationRequest(n=3, types=("mcq",), rank=False))
+    assert len(before) == 3
+    pinned = GenerationRequest(n=3, types=("mcq",), rank=False, pinned_answers=(before[2].key,))
+    after, _ = run(passage, pinned)
+    assert after[0].key == before[2].key
+    earlier = {(it.target_fact, it.key): it for it in before}
+    again = [it for it in after if (it.target_fact, it.key) in earlier]
+    assert len(again) >= 2
+    for item in again:
+        was = earlier[(item.target_fact, item.key)]
+        assert item.provenance["seed"] == was.provenance["seed"]
+        assert item.distractors == was.distractors
+
+
+def test_a_targets_seed_is_its_own() -> None:
+    from quizsmith.generation.target import Target
+
+    def target(answer: str, index: int, score: float) -> Target:
+        fact = "Harvey published his account in 1628 and died in 1657."
+        return Target(fact, 40, answer, 40 + fact.index(answer), "date", index, score)
+
+    assert target("1628", 0, 0.9).seed(0) == target("1628", 7, 0.1).seed(0)
+    assert target("1628", 0, 0.9).seed(0) != target("1657", 0, 0.9).seed(0)
+    assert target("1628", 0, 0.9).seed(5) == target("1628", 0, 0.9).seed(0) + 5
+    assert target("1628", 0, 0.9).seed(0) % 100 == 0  # an item's attempts add less than 100

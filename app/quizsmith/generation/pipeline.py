@@ -176,7 +176,7 @@ def generate_items(
             return [it.key for it in [*result.items, *set_aside]]
 
         passes = _passes(targets, retry, ctx, keys_so_far)
-        for tried, (index, target) in enumerate(passes, 1):
+        for tried, target in enumerate(passes, 1):
             if len(result.items) >= n:
                 break
             if target.kind != "pinned" and target.answer.casefold() in ctx.made_keys:
@@ -201,7 +201,7 @@ def generate_items(
             about = f"a {TYPE_NAMES[item_type]} about {_quoted(target.answer)}"
             yield Progress(f"{label}: {about}", done, n)
             cancel.raise_if_cancelled()
-            ctx.seed = request.seed + 100 * index
+            ctx.seed = target.seed(request.seed)
             made_tf = sum(item.type == "tf" for item in result.items)
             ctx.false_statement = false_plan[made_tf] if item_type == "tf" else None
             # Of an item's time, writing takes about half when the candidates are ranked;
@@ -433,8 +433,8 @@ def _passes(
     retry: list[Target],
     ctx: BuildContext,
     keys_so_far: Callable[[], list[str]],
-) -> Iterator[tuple[int, Target]]:
-    """The targets with their index, then, where the quiz is still short, those in `retry`
+) -> Iterator[Target]:
+    """The targets, then, where the quiz is still short, those in `retry`
     (filled while the first pass runs: a chat generator's facts whose question with its own
     answer was dropped), asked answer-aware this time. On a passage where the 1.5B model
     answers every fact with a clause (the bench's supply-and-demand section), the first pass
@@ -450,19 +450,19 @@ def _passes(
     key named there makes the fact wait too. Of the first five targets on 200 QGEval
     passages, 226 point back, and 107 of them have an earlier target's key in those lines
     and not in their own sentence."""
-    waiting: list[tuple[int, Target]] = []
-    for index, target in enumerate(targets):
+    waiting: list[Target] = []
+    for target in targets:
         keys = keys_so_far()
         read = [target.fact]
         if keys and ctx.profile == CHAT_PROFILE:  # a parse: only where a key could be named
             read.append(antecedent_text(ctx.analysis, target.sentence_index))
         if target.kind != "pinned" and any(given_away(k, read) for k in keys):
-            waiting.append((index, target))
+            waiting.append(target)
             continue
-        yield index, target
+        yield target
     yield from waiting
     ctx.answer_aware = True
-    yield from enumerate(list(retry), len(targets))
+    yield from list(retry)
 
 
 def set_aside_reason(item: Item, few_shot: bool = False) -> str | None:

@@ -4,6 +4,7 @@ a passage is written in a script Quizsmith can read (`written_without_spaces`)."
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -36,6 +37,17 @@ class Target:
     @property
     def answer_end(self) -> int:
         return self.answer_start + len(self.answer)
+
+    def seed(self, run_seed: int) -> int:
+        """The seed of this target's model calls in a run: the run's seed and the target's
+        own fact and answer, not its place among the targets. So a target asked again in
+        another order (a pin added, a ranking changed) samples the same wrong answers, and a
+        change to some targets leaves the others' items as they were: with the place's seed,
+        a reordering resampled every item's wrong answers, and on the bench those alone
+        moved 20 usable of 38 to 17 (studies/target_kinds.py). Spaced by 100: an item's
+        attempts and retries add less (builder.py)."""
+        digest = zlib.crc32(f"{self.fact}\n{self.answer}".encode())
+        return run_seed + 100 * (digest % 1_000_000)
 
 
 #: Letters of scripts written without spaces between words (Chinese, Japanese kana and kanji,
