@@ -169,6 +169,7 @@ def test_an_item_rated_low_is_set_aside_for_a_spare_fact(
     # names its answer, so the third is the spare that stands in.
     monkeypatch.setattr(pipeline, "SPARE_TARGETS", 3.0)
     monkeypatch.setattr(pipeline, "CHAT_SPARE_TARGETS", 3.0)
+    monkeypatch.setattr(pipeline, "FEWEST_TARGETS", 3)
     request = GenerationRequest(n=1, types=("short",), candidates_per_target=1, seed=2)
     items, result = run(passages[0], request)
     assert len(seen) == 2 and len(items) == 1

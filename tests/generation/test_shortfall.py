@@ -4,6 +4,8 @@ pinned gave nothing even when many spare facts were tried after it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from quizsmith.generation.pipeline import SHORTFALL_FACTS, _shortfall
 
 
@@ -43,3 +45,21 @@ def test_without_a_fact_that_gave_none_the_last_notes_or_the_facts_running_out()
     notes = ["a", "b", "c", "d"]
     assert "(last reasons: b; c; d)" in _shortfall(3, 5, 3, {}, notes, "")
     assert "(no more facts to ask about)" in _shortfall(3, 5, 3, {}, [], "")
+
+
+def test_a_one_item_quiz_tries_six_facts_before_it_gives_up(monkeypatch: Any) -> None:
+    # Three facts for one light item left the sample passage's quiz empty for 3 of 6 seeds;
+    # six made it for 8 of 8 (pipeline.FEWEST_TARGETS). A longer quiz keeps its spares.
+    from quizsmith import paths
+    from quizsmith.generation import pipeline, writer
+    from quizsmith.generation.analysis import analyse
+    from quizsmith.generation.api import GenerationRequest
+    from quizsmith.jobs import CancelToken
+
+    monkeypatch.setattr(writer, "propose_concepts", lambda *args, **kwargs: [])
+    text = (paths.resources_dir() / "sample_passage.txt").read_text(encoding="utf-8")
+    analysis = analyse(text)
+    for n, tried in ((1, 6), (2, 6), (5, 15)):
+        request = GenerationRequest(n=n, types=("mcq",))
+        targets = pipeline._targets(analysis, request, None, "fewshot", CancelToken())
+        assert len(targets) == tried

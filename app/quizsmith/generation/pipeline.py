@@ -61,6 +61,10 @@ TYPE_NAMES = {
 #: Spare targets beyond n: a target whose candidates all fail the checks is replaced by the
 #: next one instead of leaving the quiz short.
 SPARE_TARGETS = 3.0
+#: The fewest facts a quiz tries, however short: a one-item light quiz of the sample passage
+#: tried three and made none for 3 of 6 seeds (with targets seeded by place or by their own
+#: fact, 2026-12-01); with six, 8 of 8 seeds made their item.
+FEWEST_TARGETS = 6
 #: Twice as many for a chat generator: its one question per fact, written with its own
 #: answer, is dropped for about half of all facts (the answer a whole clause, no phrase of
 #: the sentence), and the answer-aware question stands in only in a second pass, where the
@@ -355,7 +359,7 @@ def _targets(
     avoid = {a.casefold() for a in request.avoid_answers}
     found = [t for t in found if t.answer.casefold() not in avoid]
     spare = CHAT_SPARE_TARGETS if profile == CHAT_PROFILE else SPARE_TARGETS
-    wanted = max(request.n, int(request.n * spare + 0.5))
+    wanted = max(request.n, int(request.n * spare + 0.5), FEWEST_TARGETS)
     return choose_targets(
         found,
         wanted,
