@@ -349,3 +349,4 @@ def test_a_targets_seed_is_its_own() -> None:
     assert target("1628", 0, 0.9).seed(0) != target("1657", 0, 0.9).seed(0)
     assert target("1628", 0, 0.9).seed(5) == target("1628", 0, 0.9).seed(0) + 5
     assert target("1628", 0, 0.9).seed(0) % 100 == 0  # an item's attempts add less than 100
+    assert 0 <= target("1628", 0, 0.9).seed(2**32 - 1) < 2**32 - 100

@@ -45,9 +45,10 @@ class Target:
         change to some targets leaves the others' items as they were: with the place's seed,
         a reordering resampled every item's wrong answers, and on the bench those alone
         moved 20 usable of 38 to 17 (studies/target_kinds.py). Spaced by 100: an item's
-        attempts and retries add less (builder.py)."""
+        attempts and retries add less (builder.py), and they stay below 2**32, the largest
+        seed a model or NumPy takes (cli_shared.MAX_SEED)."""
         digest = zlib.crc32(f"{self.fact}\n{self.answer}".encode())
-        return run_seed + 100 * (digest % 1_000_000)
+        return (run_seed + 100 * (digest % 1_000_000)) % (2**32 - 100)
 
 
 #: Letters of scripts written without spaces between words (Chinese, Japanese kana and kanji,
