@@ -38,13 +38,9 @@ known as who?" -> "what?", fix -> usable) and is shipped, as a reading of the pa
     PYTHONPATH=app .venv/bin/python studies/rule_question_shapes.py
 """
 
-import importlib.util
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
-from rule_questions import shown
+from rule_questions import compared_row, module_at
 from study_passages import app_targets, cela, earlier_readings, qgeval, squad, write_rows
 
 from quizsmith.generation.web_marks import masked
@@ -65,20 +61,7 @@ def rule_at(revision: str):
         parser.listed = lambda token: (
             token.pos_ in ("NOUN", "PROPN", "NUM") and bool(token.conjuncts)
         )
-    source = subprocess.run(
-        ["git", "show", f"{revision}:app/quizsmith/generation/rule_questions.py"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    name = f"rule_questions_{revision}"
-    path = Path(tempfile.mkdtemp()) / f"{name}.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return module_at(revision, "app/quizsmith/generation/rule_questions.py")
 
 
 def shape(tried, fact: str, answer: str, at: int, old_question: str) -> str:
@@ -119,25 +102,11 @@ def main() -> None:
             continue  # a passage the app turns down (too long)
         for target in targets:
             at = target.answer_start - target.fact_start
-            made_old, why_old = shown(old.wh_question, target.fact, target.answer, at)
-            made_new, why_new = shown(tried.wh_question, target.fact, target.answer, at)
-            if made_old == made_new:
+            row = compared_row(name, target, old.wh_question, tried.wh_question, earlier)
+            if row["old"] == row["new"]:
                 continue
-            row = {
-                "passage": name,
-                "shape": shape(tried, target.fact, target.answer, at, made_old),
-                "fact": target.fact,
-                "answer": target.answer,
-                "old": made_old,
-                "old_dropped": why_old,
-                "new": made_new,
-                "new_dropped": why_new,
-            }
-            was = earlier.get((target.fact, target.answer), {})
-            for side in ("old", "new"):
-                if was.get(side) == row[side] and f"{side}_reading" in was:
-                    row[f"{side}_reading"] = was[f"{side}_reading"]
-            rows.append(row)
+            kind = shape(tried, target.fact, target.answer, at, row["old"])
+            rows.append({"passage": row.pop("passage"), "shape": kind, **row})
     write_rows(ROWS, rows)
     print(f"{len(rows)} targets where the versions differ")
     for kind in ("brackets", "list", "count", "who", "other"):

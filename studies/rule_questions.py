@@ -52,21 +52,47 @@ ROWS = Path(__file__).with_suffix(".jsonl")
 OLD_REVISION = "71f8022"
 
 
+def module_at(revision: str, path: str):
+    """The app's module at `path` as it was at `revision` (from git), loaded on its own."""
+    source = subprocess.run(
+        ["git", "show", f"{revision}:{path}"], capture_output=True, text=True, check=True
+    ).stdout
+    name = f"{Path(path).stem}_{revision}"
+    file = Path(tempfile.mkdtemp()) / f"{name}.py"
+    file.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
 def old_rule():
     """The old rule, as it was at OLD_REVISION."""
-    source = subprocess.run(
-        ["git", "show", f"{OLD_REVISION}:app/quizsmith/generation/writer.py"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    path = Path(tempfile.mkdtemp()) / "old_writer.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("old_writer", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["old_writer"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module.wh_question
+    return module_at(OLD_REVISION, "app/quizsmith/generation/writer.py").wh_question
+
+
+def compared_row(passage, target, old, new, earlier: dict, **extra) -> dict:
+    """A target's two rule-made questions as shown (`shown`), with the readings an earlier
+    run's row gave the same questions (kept across reruns while a question is the same)."""
+    at = target.answer_start - target.fact_start
+    made_old, why_old = shown(old, target.fact, target.answer, at)
+    made_new, why_new = shown(new, target.fact, target.answer, at)
+    row = {
+        "passage": passage,
+        **extra,
+        "fact": target.fact,
+        "answer": target.answer,
+        "old": made_old,
+        "old_dropped": why_old,
+        "new": made_new,
+        "new_dropped": why_new,
+    }
+    was = earlier.get((target.fact, target.answer), {})
+    for side in ("old", "new"):
+        if was.get(side) == row[side] and f"{side}_reading" in was:
+            row[f"{side}_reading"] = was[f"{side}_reading"]
+    return row
 
 
 def shown(rule, fact: str, answer: str, at: int) -> tuple[str | None, str]:
@@ -89,23 +115,7 @@ def main() -> None:
     for p, text in enumerate(passages):
         _, targets = app_targets(text, 5)
         for target in targets:
-            at = target.answer_start - target.fact_start
-            made_old, why_old = shown(old, target.fact, target.answer, at)
-            made_new, why_new = shown(rule_questions.wh_question, target.fact, target.answer, at)
-            row = {
-                "passage": first + p,
-                "fact": target.fact,
-                "answer": target.answer,
-                "old": made_old,
-                "old_dropped": why_old,
-                "new": made_new,
-                "new_dropped": why_new,
-            }
-            was = earlier.get((target.fact, target.answer), {})
-            for side in ("old", "new"):
-                if was.get(side) == row[side] and f"{side}_reading" in was:
-                    row[f"{side}_reading"] = was[f"{side}_reading"]
-            rows.append(row)
+            rows.append(compared_row(first + p, target, old, rule_questions.wh_question, earlier))
     write_rows(ROWS, rows)
     made = {side: sum(r[side] is not None for r in rows) for side in ("old", "new")}
     same = sum(r["old"] == r["new"] for r in rows if r["old"] is not None)
