@@ -175,6 +175,13 @@ def test_a_number_takes_the_noun_it_counts_but_not_a_noun_it_names():
     assert not any(t.endswith(" and") for t in texts)
 
 
+def test_a_number_does_not_end_on_the_to_of_a_range():
+    # The parser's entity is "about 1.2 to" (CARDINAL): the "to" joins the range's ends.
+    texts = _texts(analyse("Adults are about 1.2 to 1.9 metres long."))
+    assert not any(t.endswith(" to") for t in texts)
+    assert "1.9 metres" in texts
+
+
 def test_a_models_answer_may_be_the_whole_phrase_with_its_qualifier():
     from quizsmith.generation.constituent_targets import followed_target
 

@@ -342,8 +342,8 @@ def _entity(ent: Span, offset: int, index: int) -> Constituent | None:
             if label in _DATE_LABELS and tokens[0].pos_ not in ("DET", "ADP", "ADV"):
                 break
             tokens = tokens[1:]
-        while tokens and tokens[-1].pos_ in ("CCONJ", "PUNCT"):
-            tokens = tokens[:-1]  # "11,000 and" of "between 11,000 and 5,000 years ago"
+        while tokens and (tokens[-1].pos_ in ("CCONJ", "PUNCT", "ADP") or tokens[-1].tag_ == "TO"):
+            tokens = tokens[:-1]  # a range's join ("11,000 and", "1.2 to"), a bare preposition
         if not tokens or not any(_numeric(t) for t in tokens):
             return None  # "less than a dollar", "spring": no value to ask for
         before = tokens[0].i - 1
