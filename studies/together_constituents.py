@@ -1,0 +1,232 @@
+"""Study (concluded, not kept; docs/generation.md, "Tried and not kept"): may a chat model's
+question with its own answer choose that answer among the fact's constituents (a JSON-schema
+enum the sampler must keep to) instead of writing it freely?
+
+Today (`writer.propose_question_and_answer`) the 1.5B model writes a question and a free
+answer; where the answer is no whole constituent of the fact the question is dropped, and
+about half of all facts give nothing (pipeline.CHAT_SPARE_TARGETS): each such call costs
+~2.5 s of a quiz. Variants, on the same facts and seeds:
+- free: today's prompt and schema;
+- enum: the same prompt, the answer an enum of the fact's constituents (question first);
+- enum_first: the same enum, the answer written before the question.
+
+Facts: the first targets the app would choose (`app_targets`) of the encyclopedia-style
+passages helper agents wrote for the project (`written_passages.json`), none read for this.
+Each variant's question goes through the app's checks as `builder._together` applies them
+(the stem checks; the answer a whole constituent of the fact; not one of a list). Rows with
+each variant's question, answer and outcome go to together_constituents.jsonl. Readings:
+the questions the enum kept where the free answer was dropped ("converted"), and those both
+kept alike ("both"), shuffled together and unmarked, read blind by four helper agents (question
+and key against the passage: usable / needs a fix / bad; the rubric in `report`'s docstring),
+written into the rows ("read", "read_why").
+
+    PYTHONPATH=app .venv/bin/python studies/together_constituents.py [--passages 160] [--per 3]
+    .venv/bin/python studies/together_constituents.py --report
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from study_passages import (  # noqa: E402
+    app_targets,
+    earlier_readings,
+    label_share,
+    write_rows,
+)
+
+ROWS = HERE / "together_constituents.jsonl"
+VARIANTS = ("free", "enum", "enum_first")
+#: The variants run by default: enum_first wrote statements and the fact's words in 8 of 20
+#: pilot facts (written passages 0-9, 2026-12-01), so it was not run further.
+DEFAULT_VARIANTS = ("free", "enum")
+
+
+def askable_texts(analysis, target) -> list[str]:
+    """The fact's constituents and whole phrases, as the passage spells them."""
+    from quizsmith.generation.analysis import whole_phrases
+
+    texts = [
+        c.text
+        for c in analysis.constituents
+        if target.fact_start <= c.start and c.end <= target.fact_end
+    ]
+    texts += [
+        analysis.text[a:b] for a, b in whole_phrases(analysis, target.fact_start, target.fact_end)
+    ]
+    # llama-cpp-python's JSON-schema converter writes an enum value holding a double quote or
+    # a backslash into a grammar it cannot parse, and sampling with it crashes the process
+    # (studies/answer_choices.py): such phrases stay out of the enum.
+    return list(dict.fromkeys(t for t in texts if t.strip() and '"' not in t and "\\" not in t))
+
+
+def schema_for(variant: str, choices: list[str]) -> dict:
+    from quizsmith.generation import prompts
+
+    if variant == "free":
+        return prompts.QUESTION_ANSWER_SCHEMA
+    answer = {"type": "string", "enum": choices}
+    question = prompts.QUESTION_ANSWER_SCHEMA["properties"]["question"]
+    order = ["answer", "question"] if variant == "enum_first" else ["question", "answer"]
+    props = {"question": question, "answer": answer}
+    return {"type": "object", "properties": {k: props[k] for k in order}, "required": order}
+
+
+def ask(provider, analysis, target, variant: str, seed: int) -> dict:
+    from quizsmith.errors import OutputParseError
+    from quizsmith.generation import prompts, writer
+    from quizsmith.generation.antecedents import antecedent_text
+    from quizsmith.generation.constituent_targets import followed_target
+    from quizsmith.generation.targets import listed_member
+
+    before = antecedent_text(analysis, target.sentence_index)
+    messages = prompts.question_and_answer_chat(target.fact, None, before)
+    if variant == "enum_first":
+        messages[-1]["content"] = messages[-1]["content"].replace(
+            'the keys "question" and "answer"', 'the keys "answer" and "question"'
+        )
+    started = time.perf_counter()
+    try:
+        result = provider.chat(
+            messages,
+            max_tokens=140,
+            temperature=0.0,
+            seed=seed,
+            json_schema=schema_for(variant, askable_texts(analysis, target)),
+            reuse_prefix=prompts.chat_head(messages[-1]["content"]),
+        )
+        data = result.data if isinstance(result.data, dict) else {}
+    except OutputParseError as exc:
+        data = {"error": exc.message}
+    seconds = time.perf_counter() - started
+    stem = writer.clean_line(str(data.get("question", "")))
+    answer = " ".join(str(data.get("answer", "")).split())
+    problem = writer.stem_problem(stem, answer, target.fact) if answer else "no answer"
+    followed = followed_target(analysis, target, answer, set()) if answer else None
+    if problem:
+        outcome = f"dropped: {problem}"
+    elif followed is None:
+        outcome = "dropped: no phrase of the fact"
+    elif followed.answer != target.answer and listed_member(followed, analysis):
+        outcome = "dropped: one of a list"
+    else:
+        outcome = "kept"
+    return {
+        "question": stem,
+        "answer": followed.answer if followed else answer,
+        "outcome": outcome,
+        "seconds": round(seconds, 2),
+    }
+
+
+def groups(rows: list[dict]) -> dict[str, list[dict]]:
+    """Per fact, the row read for it: "converted" (the enum's, where only it was kept), "both"
+    (the enum's, where both kept the same question and key), "other" (the rest, read too)."""
+    by: dict[tuple, dict] = {}
+    for r in rows:
+        by.setdefault((r["passage"], r["fact"]), {})[r["variant"]] = r
+    out: dict[str, list[dict]] = {"converted": [], "both": [], "other": []}
+    for pair in by.values():
+        free, enum = pair.get("free"), pair.get("enum")
+        if not (free and enum and "read" in enum):
+            continue
+        same = (free["question"], free["answer"]) == (enum["question"], enum["answer"])
+        if enum["outcome"] == "kept" and free["outcome"] != "kept":
+            out["converted"].append(enum)
+        elif enum["outcome"] == "kept" and free["outcome"] == "kept" and same:
+            out["both"].append(enum)
+        else:
+            out["other"].append(enum)
+    return out
+
+
+def report() -> None:
+    """The facts each variant kept a question for, and the readings. Rubric (given to the
+    readers with the passage, the question and its key): usable when the question is
+    grammatical and stands on its own, the passage answers it, and the key is right and is
+    exactly what it asks for; needs a fix when one small edit (a word or two of the question
+    or the key) makes it so; else bad."""
+    import random
+
+    rows = [json.loads(line) for line in ROWS.read_text(encoding="utf-8").splitlines()]
+    rng = random.Random(0)
+
+    def passage_of(r: dict) -> str:
+        return r["passage"]
+
+    for variant in DEFAULT_VARIANTS:
+        mine = [dict(r, read=r["outcome"] == "kept") for r in rows if r["variant"] == variant]
+        n, share, low, high = label_share(mine, True, passage_of, rng)
+        secs = sorted(r["seconds"] for r in mine)
+        print(
+            f"{variant}: kept {n} of {len(mine)} facts ({share:.0%} [{low:.0%}, {high:.0%}]), "
+            f"median {secs[len(secs) // 2]} s a call"
+        )
+    for name, cases in groups(rows).items():
+        if not cases:
+            continue
+        counts = []
+        for label in ("usable", "fix", "bad"):
+            n, share, low, high = label_share(cases, label, passage_of, rng)
+            counts.append(f"{label} {n} ({share:.0%} [{low:.0%}, {high:.0%}])")
+        print(f"{name}, {len(cases)} read: " + ", ".join(counts))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--passages", type=int, default=160)
+    parser.add_argument("--per", type=int, default=3)
+    parser.add_argument("--variants", default=",".join(DEFAULT_VARIANTS))
+    parser.add_argument("--report", action="store_true", help="the figures, from the rows")
+    args = parser.parse_args()
+    if args.report:
+        report()
+        return
+    from quizsmith.providers.manager import provider_for_role
+    from quizsmith.settings import Settings
+
+    settings = Settings(n_threads=2, profile="standard")
+    provider = provider_for_role("generator", settings)
+    passages = json.loads((HERE / "written_passages.json").read_text(encoding="utf-8"))
+    # Every other passage in the file's order: all six subjects, none picked by their facts.
+    chosen = passages[:: max(1, len(passages) // args.passages)][: args.passages]
+    earlier = earlier_readings(ROWS, "passage", "fact", "variant")
+    rows = []
+    partial = ROWS.with_suffix(".partial.jsonl")
+    partial.unlink(missing_ok=True)
+    for p in chosen:
+        analysis, targets = app_targets(p["text"], args.per)
+        for i, target in enumerate(targets):
+            for variant in args.variants.split(","):
+                row = {
+                    "passage": p["name"],
+                    "fact": target.fact,
+                    "target": target.answer,
+                    "variant": variant,
+                    **ask(provider, analysis, target, variant, seed=i),
+                }
+                old = earlier.get((row["passage"], row["fact"], variant), {})
+                if old.get("question") == row["question"] and old.get("answer") == row["answer"]:
+                    row.update({k: v for k, v in old.items() if k.startswith("read")})
+                rows.append(row)
+                with partial.open("a", encoding="utf-8") as out:  # a crash loses nothing
+                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                print(json.dumps(row, ensure_ascii=False)[:300], flush=True)
+    write_rows(ROWS, rows)
+    partial.unlink()
+    for variant in args.variants.split(","):
+        mine = [r for r in rows if r["variant"] == variant]
+        kept = sum(r["outcome"] == "kept" for r in mine)
+        secs = sorted(r["seconds"] for r in mine)
+        print(f"{variant}: kept {kept} of {len(mine)}; median {secs[len(secs) // 2]} s")
+
+
+if __name__ == "__main__":
+    main()
