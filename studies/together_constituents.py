@@ -8,7 +8,10 @@ about half of all facts give nothing (pipeline.CHAT_SPARE_TARGETS): each such ca
 ~2.5 s of a quiz. Variants, on the same facts and seeds:
 - free: today's prompt and schema;
 - enum: the same prompt, the answer an enum of the fact's constituents (question first);
-- enum_first: the same enum, the answer written before the question.
+- enum_first: the same enum, the answer written before the question;
+- opening: today's prompt and schema, with the passage's first statement shown as the lines
+  before a fact that has none of its own (`antecedents`), so the question can name what the
+  passage is about (run on the first 282 facts, then stopped for time).
 
 Facts: the first targets the app would choose (`app_targets`) of the encyclopedia-style
 passages helper agents wrote for the project (`written_passages.json`), none read for this.
@@ -43,7 +46,7 @@ from study_passages import (  # noqa: E402
 )
 
 ROWS = HERE / "together_constituents.jsonl"
-VARIANTS = ("free", "enum", "enum_first")
+VARIANTS = ("free", "enum", "enum_first", "opening")
 #: The variants run by default: enum_first wrote statements and the fact's words in 8 of 20
 #: pilot facts (written passages 0-9, 2026-12-01), so it was not run further.
 DEFAULT_VARIANTS = ("free", "enum")
@@ -72,11 +75,23 @@ def schema_for(variant: str, choices: list[str]) -> dict:
 
     if variant == "free":
         return prompts.QUESTION_ANSWER_SCHEMA
+    if variant == "opening":
+        return prompts.QUESTION_ANSWER_SCHEMA
     answer = {"type": "string", "enum": choices}
     question = prompts.QUESTION_ANSWER_SCHEMA["properties"]["question"]
     order = ["answer", "question"] if variant == "enum_first" else ["question", "answer"]
     props = {"question": question, "answer": answer}
     return {"type": "object", "properties": {k: props[k] for k in order}, "required": order}
+
+
+def opening_of(analysis, target) -> str:
+    """The passage's first statement, as the lines before a fact that is not it."""
+    from quizsmith.generation.analysis import fact_sentences
+    from quizsmith.generation.web_marks import plain
+
+    facts = fact_sentences(analysis)
+    first = facts[0] if facts else None
+    return "" if first is None or first.index == target.sentence_index else plain(first.text)
 
 
 def ask(provider, analysis, target, variant: str, seed: int) -> dict:
@@ -87,6 +102,8 @@ def ask(provider, analysis, target, variant: str, seed: int) -> dict:
     from quizsmith.generation.targets import listed_member
 
     before = antecedent_text(analysis, target.sentence_index)
+    if variant == "opening" and not before:
+        before = opening_of(analysis, target)
     messages = prompts.question_and_answer_chat(target.fact, None, before)
     if variant == "enum_first":
         messages[-1]["content"] = messages[-1]["content"].replace(
@@ -177,6 +194,29 @@ def report() -> None:
             n, share, low, high = label_share(cases, label, passage_of, rng)
             counts.append(f"{label} {n} ({share:.0%} [{low:.0%}, {high:.0%}])")
         print(f"{name}, {len(cases)} read: " + ", ".join(counts))
+    opening_report(rows, rng)
+
+
+def opening_report(rows: list[dict], rng) -> None:
+    """The "opening" variant against "free" on the facts both ran: how many kept a question,
+    and, where the two questions differ, the second readings ("read_b": both versions of
+    each such fact shuffled together, unmarked, by three more helper agents)."""
+    by: dict[tuple, dict] = {}
+    for r in rows:
+        by.setdefault((r["passage"], r["fact"]), {})[r["variant"]] = r
+    pairs = [v for v in by.values() if "free" in v and "opening" in v]
+    if not pairs:
+        return
+    for variant in ("free", "opening"):
+        kept = sum(v[variant]["outcome"] == "kept" for v in pairs)
+        print(f"{variant} on the {len(pairs)} facts both ran: kept {kept}")
+    for variant in ("free", "opening"):
+        cases = [v[variant] for v in pairs if "read_b" in v[variant]]
+        counts = []
+        for label in ("usable", "fix", "bad"):
+            n, share, low, high = label_share(cases, label, lambda r: r["passage"], rng, "read_b")
+            counts.append(f"{label} {n} ({share:.0%} [{low:.0%}, {high:.0%}])")
+        print(f"{variant} where the questions differ, {len(cases)} read: " + ", ".join(counts))
 
 
 def main() -> None:
@@ -219,7 +259,10 @@ def main() -> None:
                 with partial.open("a", encoding="utf-8") as out:  # a crash loses nothing
                     out.write(json.dumps(row, ensure_ascii=False) + "\n")
                 print(json.dumps(row, ensure_ascii=False)[:300], flush=True)
-    write_rows(ROWS, rows)
+    # The rows of variants not run this time stay (a variant added later runs alone).
+    run = set(args.variants.split(","))
+    kept = [r for r in earlier.values() if r["variant"] not in run]
+    write_rows(ROWS, kept + rows)
     partial.unlink()
     for variant in args.variants.split(","):
         mine = [r for r in rows if r["variant"] == variant]

@@ -263,14 +263,25 @@ def test_the_answer_aware_pass_shows_the_lines_before_a_fact_that_points_back() 
     assert asked.index("A new hall was built in 1925.") < asked.index(fact)
 
 
-def test_a_fact_that_names_what_it_speaks_of_is_asked_alone() -> None:
-    writer = ScriptedWriter([("When was the library completed?", "1963")])
-    text = f"Work began in 1953. {ARCHITECT_FACT}"
+def test_a_fact_that_names_what_it_speaks_of_is_asked_after_the_passages_first_statement():
+    # Not the sentences between: the first statement most often names what the passage is
+    # about, which the question needs ("Who founded the dynasty?" named no dynasty).
+    opening = "The Aalto Library is a public library in Viipuri."
+    text = f"{opening} Work began in 1953. {ARCHITECT_FACT}"
+    writer = ScriptedWriter(
+        [("When was the Aalto Library completed?", "1963"), ("Where is it?", "Viipuri")]
+    )
     ctx = architect_context(writer, text=text)
     at = text.index(ARCHITECT_FACT)
-    target = Target(ARCHITECT_FACT, at, "1963", text.index("1963"), "date", 1, 1.0)
-    build_candidates(target, "short", 1, ctx)
-    assert "Work began" not in writer.asked[0]
+    target = Target(ARCHITECT_FACT, at, "1963", text.index("1963"), "date", 2, 1.0)
+    built = build_candidates(target, "short", 1, ctx)
+    assert [c.stem for c in built.candidates] == ["When was the Aalto Library completed?"]
+    asked = writer.asked[0]
+    assert "Work began" not in asked and asked.index(opening) < asked.index(ARCHITECT_FACT)
+    # The first statement itself is asked alone.
+    first = Target(opening, 0, "Viipuri", text.index("Viipuri"), "entity", 0, 1.0)
+    build_candidates(first, "short", 1, ctx)
+    assert "Earlier lines" not in writer.asked[1]
 
 
 def test_one_candidate_asked_for_is_the_models_where_the_rule_makes_none() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quizsmith.generation.analysis import PassageAnalysis
+from quizsmith.generation.analysis import PassageAnalysis, fact_sentences
 from quizsmith.generation.parser import parse
 from quizsmith.generation.web_marks import plain
 
@@ -56,3 +56,20 @@ def antecedent_text(analysis: PassageAnalysis, sentence_index: int) -> str:
         if not refers_back(parse(before[0])):
             break
     return " ".join(before)
+
+
+def context_before(analysis: PassageAnalysis, sentence_index: int) -> str:
+    """The lines a chat model's question with its own answer reads before its fact: those it
+    points back to (`antecedent_text`), else the passage's first statement, which most often
+    names what the passage is about; "" for that statement itself. Without them the 1.5B
+    model's questions often left their subject unnamed ("Who founded the dynasty?"): on 282
+    facts of 94 passages written for the project, with the first statement 124 facts gave a
+    question against 139, and where the questions differ they read 42 usable, 16 to fix, 9
+    bad of 67 against 35, 33, 14 of 82 (blind; studies/together_constituents.py)."""
+    before = antecedent_text(analysis, sentence_index)
+    if before:
+        return before
+    facts = fact_sentences(analysis)
+    if not facts or facts[0].index >= sentence_index:
+        return ""
+    return plain(facts[0].text)

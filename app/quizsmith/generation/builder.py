@@ -17,7 +17,7 @@ from typing import Any
 from quizsmith.domain import TF_ANSWERS, Item, Option
 from quizsmith.generation import distractors as dis
 from quizsmith.generation import true_false, writer
-from quizsmith.generation.antecedents import antecedent_text
+from quizsmith.generation.antecedents import antecedent_text, context_before
 from quizsmith.generation.build_context import CHAT_PROFILE as CHAT_PROFILE
 from quizsmith.generation.build_context import BuildContext as BuildContext
 from quizsmith.generation.build_context import BuildStep as BuildStep
@@ -304,7 +304,7 @@ def _together(
             target.fact,
             difficulty=ctx.difficulty,
             seed=ctx.seed,
-            before=antecedent_text(ctx.analysis, target.sentence_index),
+            before=context_before(ctx.analysis, target.sentence_index),
         )
     written, answer = ctx.together_written[target.fact]
     followed = followed_target(ctx.analysis, target, answer, ctx.made_keys)
