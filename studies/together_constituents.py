@@ -73,9 +73,7 @@ def askable_texts(analysis, target) -> list[str]:
 def schema_for(variant: str, choices: list[str]) -> dict:
     from quizsmith.generation import prompts
 
-    if variant == "free":
-        return prompts.QUESTION_ANSWER_SCHEMA
-    if variant == "opening":
+    if variant in ("free", "opening"):
         return prompts.QUESTION_ANSWER_SCHEMA
     answer = {"type": "string", "enum": choices}
     question = prompts.QUESTION_ANSWER_SCHEMA["properties"]["question"]
@@ -84,26 +82,18 @@ def schema_for(variant: str, choices: list[str]) -> dict:
     return {"type": "object", "properties": {k: props[k] for k in order}, "required": order}
 
 
-def opening_of(analysis, target) -> str:
-    """The passage's first statement, as the lines before a fact that is not it."""
-    from quizsmith.generation.analysis import fact_sentences
-    from quizsmith.generation.web_marks import plain
-
-    facts = fact_sentences(analysis)
-    first = facts[0] if facts else None
-    return "" if first is None or first.index == target.sentence_index else plain(first.text)
-
-
 def ask(provider, analysis, target, variant: str, seed: int) -> dict:
     from quizsmith.errors import OutputParseError
     from quizsmith.generation import prompts, writer
-    from quizsmith.generation.antecedents import antecedent_text
+    from quizsmith.generation.antecedents import antecedent_text, context_before
     from quizsmith.generation.constituent_targets import followed_target
     from quizsmith.generation.targets import listed_member
 
-    before = antecedent_text(analysis, target.sentence_index)
-    if variant == "opening" and not before:
-        before = opening_of(analysis, target)
+    # "opening": the lines the app now shows (the first statement where a fact points back
+    # to nothing); the other variants saw the lines a fact points back to only.
+    before = (context_before if variant == "opening" else antecedent_text)(
+        analysis, target.sentence_index
+    )
     messages = prompts.question_and_answer_chat(target.fact, None, before)
     if variant == "enum_first":
         messages[-1]["content"] = messages[-1]["content"].replace(

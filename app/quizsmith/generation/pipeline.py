@@ -453,7 +453,9 @@ def _passes(
     what they speak of in most of its questions (13 of 17, studies/pronoun_context.py): a
     key named there makes the fact wait too. Of the first five targets on 200 QGEval
     passages, 226 point back, and 107 of them have an earlier target's key in those lines
-    and not in their own sentence."""
+    and not in their own sentence. The passage's first statement, which a chat model reads
+    before any other fact (`antecedents.context_before`), is not read here: it names the
+    passage's subject, often an earlier key, and every fact would wait."""
     waiting: list[Target] = []
     for target in targets:
         keys = keys_so_far()

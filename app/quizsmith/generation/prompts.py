@@ -164,8 +164,9 @@ def question_and_answer_chat(
     constituent of the sentence). The same worked examples as `stem_chat`, answer last.
 
     `before`: what the passage says just before a fact that points back ("It was closed in
-    1642 ..."), shown ahead of it so that the question can name what the pronoun means
-    (`antecedents.antecedent_text`); the answer is still asked of the fact."""
+    1642 ..."), else its first statement, shown ahead of the fact so that the question can
+    name what the pronoun or the passage speaks of (`antecedents.context_before`); the
+    answer is still asked of the fact."""
     return _question_messages(
         "Good quiz questions ask about one thing the study material states, make sense on "
         "their own to a student who does not see it, and are answered by a short phrase "
