@@ -8,7 +8,8 @@ about half of all facts give nothing (pipeline.CHAT_SPARE_TARGETS): each such ca
 ~2.5 s of a quiz. Variants, on the same facts and seeds:
 - free: today's prompt and schema;
 - enum: the same prompt, the answer an enum of the fact's constituents (question first);
-- enum_first: the same enum, the answer written before the question;
+- (a pilot, code not kept: the same enum with the answer written before the question wrote
+  statements or the fact's words on 8 of 20 facts, written passages 0-9);
 - opening: today's prompt and schema, with the passage's first statement shown as the lines
   before a fact that has none of its own (`antecedents`), so the question can name what the
   passage is about (run on the first 282 facts, then stopped for time).
@@ -46,9 +47,8 @@ from study_passages import (  # noqa: E402
 )
 
 ROWS = HERE / "together_constituents.jsonl"
-VARIANTS = ("free", "enum", "enum_first", "opening")
-#: The variants run by default: enum_first wrote statements and the fact's words in 8 of 20
-#: pilot facts (written passages 0-9, 2026-12-01), so it was not run further.
+VARIANTS = ("free", "enum", "opening")
+#: The variants run by default ("opening" ran on the first 282 facts alone, `--variants`).
 DEFAULT_VARIANTS = ("free", "enum")
 
 
@@ -75,16 +75,13 @@ def schema_for(variant: str, choices: list[str]) -> dict:
 
     if variant in ("free", "opening"):
         return prompts.QUESTION_ANSWER_SCHEMA
-    answer = {"type": "string", "enum": choices}
-    question = prompts.QUESTION_ANSWER_SCHEMA["properties"]["question"]
-    order = ["answer", "question"] if variant == "enum_first" else ["question", "answer"]
-    props = {"question": question, "answer": answer}
-    return {"type": "object", "properties": {k: props[k] for k in order}, "required": order}
+    properties = dict(prompts.QUESTION_ANSWER_SCHEMA["properties"])
+    properties["answer"] = {"type": "string", "enum": choices}  # the question still first
+    return {**prompts.QUESTION_ANSWER_SCHEMA, "properties": properties}
 
 
 def ask(provider, analysis, target, variant: str, seed: int) -> dict:
-    from quizsmith.errors import OutputParseError
-    from quizsmith.generation import prompts, writer
+    from quizsmith.generation import writer
     from quizsmith.generation.antecedents import antecedent_text, context_before
     from quizsmith.generation.constituent_targets import followed_target
     from quizsmith.generation.targets import listed_member
@@ -94,31 +91,20 @@ def ask(provider, analysis, target, variant: str, seed: int) -> dict:
     before = (context_before if variant == "opening" else antecedent_text)(
         analysis, target.sentence_index
     )
-    messages = prompts.question_and_answer_chat(target.fact, None, before)
-    if variant == "enum_first":
-        messages[-1]["content"] = messages[-1]["content"].replace(
-            'the keys "question" and "answer"', 'the keys "answer" and "question"'
-        )
     started = time.perf_counter()
-    try:
-        result = provider.chat(
-            messages,
-            max_tokens=140,
-            temperature=0.0,
-            seed=seed,
-            json_schema=schema_for(variant, askable_texts(analysis, target)),
-            reuse_prefix=prompts.chat_head(messages[-1]["content"]),
-        )
-        data = result.data if isinstance(result.data, dict) else {}
-    except OutputParseError as exc:
-        data = {"error": exc.message}
+    written, answer = writer.propose_question_and_answer(
+        provider,
+        target.fact,
+        difficulty=None,
+        seed=seed,
+        before=before,
+        schema=schema_for(variant, askable_texts(analysis, target)),
+    )
     seconds = time.perf_counter() - started
-    stem = writer.clean_line(str(data.get("question", "")))
-    answer = " ".join(str(data.get("answer", "")).split())
-    problem = writer.stem_problem(stem, answer, target.fact) if answer else "no answer"
+    stem = written.text or ""
     followed = followed_target(analysis, target, answer, set()) if answer else None
-    if problem:
-        outcome = f"dropped: {problem}"
+    if written.text is None:
+        outcome = f"dropped: {written.reason}"
     elif followed is None:
         outcome = "dropped: no phrase of the fact"
     elif followed.answer != target.answer and listed_member(followed, analysis):

@@ -98,11 +98,18 @@ def write_stem(
 
 
 def propose_question_and_answer(
-    provider: Provider, fact: str, *, difficulty: str | None, seed: int, before: str = ""
+    provider: Provider,
+    fact: str,
+    *,
+    difficulty: str | None,
+    seed: int,
+    before: str = "",
+    schema: dict[str, Any] = prompts.QUESTION_ANSWER_SCHEMA,
 ) -> tuple[Written, str]:
     """A chat generator's question about `fact` written with its own answer: (the question,
     checked as `write_stem` checks one, against that answer; the answer as written).
-    `before`: the passage's lines before a fact that points back (`antecedents`)."""
+    `before`: the lines shown ahead of the fact (`antecedents.context_before`); `schema`:
+    the reply's JSON schema (a study's variant may hold the answer to an enum)."""
     messages = prompts.question_and_answer_chat(fact, difficulty, before)
     content = messages[-1]["content"]
     try:
@@ -111,7 +118,7 @@ def propose_question_and_answer(
             max_tokens=140,
             temperature=0.0,
             seed=seed,
-            json_schema=prompts.QUESTION_ANSWER_SCHEMA,
+            json_schema=schema,
             reuse_prefix=prompts.chat_head(content),
         )
     except OutputParseError as exc:
