@@ -7,7 +7,9 @@ the same for both profiles. On each, a 5-item multiple-choice quiz as the app ma
 light profile's few-shot models, ranked by the overall estimate, which is the live set). Each
 profile runs in a child process of its own, so that its peak memory (the child's maximum
 resident set) is its own, and starts cold: the seconds to the first item of
-the first quiz include loading the models; the other quizzes are warm.
+the first quiz include loading the models and evaluating the prompts' fixed heads (their
+states on disk are removed first); the other quizzes are warm (models loaded, fixed heads
+restored from disk, nothing of an earlier passage kept).
 
 Reported per profile: seconds to the first item and to all five (medians over the warm
 quizzes, and the cold first item), items made, the mean overall estimate, the items with a
@@ -54,6 +56,7 @@ import json
 import random
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -233,9 +236,14 @@ def generator_speed(settings: Any, run: int) -> dict[str, float]:
 def child(profile: str, n: int, threads: int, out: Path, count: int, only: str) -> None:
     """One profile's quizzes, cold, in this process; the results and peak memory to `out`."""
     from quizsmith.providers import catalog
+    from quizsmith.providers.llamacpp_disk_states import states_folder
     from quizsmith.settings import Settings
 
     settings = Settings(n_threads=threads, profile=profile)
+    # The prompts' fixed heads are kept on disk across runs of the app: removed here, so
+    # that the first quiz evaluates them as on a machine that never ran one; the later
+    # quizzes restore them, as a teacher's second quiz (and any quiz after that) does.
+    shutil.rmtree(states_folder(), ignore_errors=True)
     runs = []
     # Each passage's run as it ends, for reading while the rest run (the parent removes it).
     progress = out.with_name(f"{out.stem}-progress.jsonl")

@@ -17,7 +17,14 @@ from tests.support.build_contexts import build_context
 from quizsmith.generation import prompts
 from quizsmith.generation.builder import RULE_METHOD, TOGETHER, BuildContext, build_candidates
 from quizsmith.generation.target import Target
-from quizsmith.providers.base import ChatResult, Message, ModelInfo, Provider, Reusable
+from quizsmith.providers.base import (
+    ChatResult,
+    Message,
+    ModelInfo,
+    Provider,
+    Reusable,
+    Transient,
+)
 
 FACT = "The library was completed in 1963 after ten years of work."
 RULE_STEM = "In what year was the library completed after ten years of work?"
@@ -34,6 +41,7 @@ class ScriptedWriter(Provider):
         self.questions = list(questions)
         self.calls = 0
         self.asked: list[str] = []  # each chat request's last message
+        self.heads: list[Reusable] = []  # each chat request's reusable heads
 
     @property
     def info(self) -> ModelInfo:
@@ -57,6 +65,7 @@ class ScriptedWriter(Provider):
     ) -> ChatResult:
         last = messages[-1]
         self.asked.append(last["content"] if isinstance(last, dict) else last.content)
+        self.heads.append(reuse_prefix)
         if json_schema == prompts.QUESTION_ANSWER_SCHEMA:
             # A (question, answer) pair scripted for it; a bare question has no answer.
             pair = self.questions[0]
@@ -245,6 +254,10 @@ def test_a_fact_that_points_back_is_asked_with_the_lines_before_it() -> None:
     assert "A new hall was built on the same site in 1925." in asked
     assert "The old hall burned down" not in asked  # the nearest sentence that names it
     assert asked.index("A new hall") < asked.index(fact)
+    # Lines this fact alone points back to: their state is not kept among the passage's.
+    fixed, with_lines = writer.heads[0]
+    assert not isinstance(fixed, Transient) and isinstance(with_lines, Transient)
+    assert with_lines.endswith("The lines to ask about:\n") and asked.startswith(with_lines)
 
 
 def test_the_answer_aware_pass_shows_the_lines_before_a_fact_that_points_back() -> None:
@@ -278,6 +291,11 @@ def test_a_fact_that_names_what_it_speaks_of_is_asked_after_the_passages_first_s
     assert [c.stem for c in built.candidates] == ["When was the Aalto Library completed?"]
     asked = writer.asked[0]
     assert "Work began" not in asked and asked.index(opening) < asked.index(ARCHITECT_FACT)
+    # The first statement comes before most facts: the state up to it is kept with the
+    # fixed head's, so a local model reads it once per passage.
+    fixed, with_opening = writer.heads[0]
+    assert not isinstance(with_opening, Transient) and opening in with_opening
+    assert asked.startswith(with_opening) and with_opening.startswith(fixed)
     # The first statement itself is asked alone.
     first = Target(opening, 0, "Viipuri", text.index("Viipuri"), "entity", 0, 1.0)
     build_candidates(first, "short", 1, ctx)

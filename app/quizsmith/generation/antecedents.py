@@ -72,4 +72,10 @@ def context_before(analysis: PassageAnalysis, sentence_index: int) -> str:
     facts = fact_sentences(analysis)
     if not facts or facts[0].index >= sentence_index:
         return ""
-    return plain(facts[0].text)
+    return first_statement(analysis)
+
+
+def first_statement(analysis: PassageAnalysis) -> str:
+    """The passage's first statement (`fact_sentences`), web marks left out; "" for none."""
+    facts = fact_sentences(analysis)
+    return plain(facts[0].text) if facts else ""

@@ -17,7 +17,7 @@ from typing import Any
 from quizsmith.domain import TF_ANSWERS, Item, Option
 from quizsmith.generation import distractors as dis
 from quizsmith.generation import true_false, writer
-from quizsmith.generation.antecedents import antecedent_text, context_before
+from quizsmith.generation.antecedents import antecedent_text, context_before, first_statement
 from quizsmith.generation.build_context import CHAT_PROFILE as CHAT_PROFILE
 from quizsmith.generation.build_context import BuildContext as BuildContext
 from quizsmith.generation.build_context import BuildStep as BuildStep
@@ -299,12 +299,14 @@ def _together(
     fact not asked before and the question passes the checks; else noted, target unchanged."""
     started = time.perf_counter()
     if target.fact not in ctx.together_written:
+        before = context_before(ctx.analysis, target.sentence_index)
         ctx.together_written[target.fact] = writer.propose_question_and_answer(
             ctx.generator,
             target.fact,
             difficulty=ctx.difficulty,
             seed=ctx.seed,
-            before=context_before(ctx.analysis, target.sentence_index),
+            before=before,
+            before_shared=before == first_statement(ctx.analysis),
         )
     written, answer = ctx.together_written[target.fact]
     followed = followed_target(ctx.analysis, target, answer, ctx.made_keys)

@@ -73,7 +73,7 @@ from quizsmith.generation.distractor_kinds import kind_reading as kind_reading
 from quizsmith.generation.placeholder_names import invented_name
 from quizsmith.generation.writer import names_its_answer
 from quizsmith.metrics.squad import normalize_answer
-from quizsmith.providers.base import OptionLogprob, Provider
+from quizsmith.providers.base import Fixed, OptionLogprob, Provider
 from quizsmith.providers.nearest import cosine
 
 NAMED_IN_QUESTION = "named in the question (a student rules it out, or takes it as right)"
@@ -387,7 +387,7 @@ def qa_reading(
         means = _means(qa.option_logprobs(prefix, options, reuse_prefix=reading))
         asked = qa.option_logprobs(f"Question: {question}\nAnswer:", options[1:])
         neutral_prompt = f"Question: {NEUTRAL_QUESTION}\nAnswer:"
-        prior = qa.option_logprobs(neutral_prompt, options[1:], reuse_prefix=neutral_prompt)
+        prior = qa.option_logprobs(neutral_prompt, options[1:], reuse_prefix=Fixed(neutral_prompt))
         plausible = [a.total - p.total for a, p in zip(asked, prior, strict=True)]
         if not math.isfinite(means[0]):  # no key to compare with: none is preferred to it
             return [Reading(-math.inf, p) for p in plausible]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from quizsmith.errors import CapabilityError
 from quizsmith.generation.distractor_kinds import NO_KIND, kind_reading
-from quizsmith.providers.base import Provider
+from quizsmith.providers.base import Fixed, Provider
 
 #: Four general-knowledge examples written for the project (a person by their work, a place,
 #: a process, a tissue; abrasion is a term of the bench's rivers passage too, and the
@@ -76,7 +76,7 @@ def said_kind(qa: Provider, question: str, key: str) -> str | None:
             f"{KIND_PROMPT}Question: {question}\nAnswer: {key}\nKind:",
             max_tokens=8,
             stop=["\n"],
-            reuse_prefix=KIND_PROMPT,
+            reuse_prefix=Fixed(KIND_PROMPT),
         ).text
     except CapabilityError:
         return None  # a server that serves chat only: no kind, as without completion

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from quizsmith.generation.distractor_kinds import indefinite_article
 from quizsmith.prompt_fence import FENCE_NOTE, fence
+from quizsmith.providers.base import Fixed
 
 PROMPT_VERSION: Final = "gen-2026.11-7"
 
@@ -149,7 +150,7 @@ def stem_chat(
         "Good quiz questions ask for exactly the given answer, make sense on their own to a "
         "student who does not see the study material, and do not contain the answer.",
         "{fact}\nAnswer: {answer}\nQuestion: {question}",
-        _task_after(before) + f"{fence(fact)}\nAnswer: {answer}\n\nWrite one such question "
+        earlier_lines(before) + f"{fence(fact)}\nAnswer: {answer}\n\nWrite one such question "
         "whose correct answer is exactly the answer above.",
         difficulty,
         'Reply as JSON with the key "question".',
@@ -172,7 +173,7 @@ def question_and_answer_chat(
         "their own to a student who does not see it, and are answered by a short phrase "
         "copied from it.",
         "{fact}\nQuestion: {question}\nAnswer: {answer}",
-        _task_after(before)
+        earlier_lines(before)
         + f"{fence(fact)}\n\nWrite one such question and its answer, a short phrase copied "
         + ("exactly from the lines to ask about." if before else "exactly from the material."),
         difficulty,
@@ -180,8 +181,9 @@ def question_and_answer_chat(
     )
 
 
-def _task_after(before: str) -> str:
-    """The lines before the fact, for context, where there are any (`before`)."""
+def earlier_lines(before: str) -> str:
+    """The lines before the fact, for context, where there are any (`before`): the item's
+    own task opens with them, so a local model may keep their state as a head (`writer`)."""
     if not before:
         return ""
     return f"Earlier lines, for context:\n{fence(before)}\n\nThe lines to ask about:\n"
@@ -213,8 +215,8 @@ def _question_messages(
 
 def chat_head(content: str, end: str = STEM_CHAT_HEAD_END) -> str:
     """The part of a chat prompt's user message up to `end`, the same for every item (rules
-    and examples): what a local model keeps the state of."""
-    return content.split(end)[0] + end
+    and examples): what a local model keeps the state of, on disk too (`Fixed`)."""
+    return Fixed(content.split(end)[0] + end)
 
 
 def distractors_fewshot(question: str, answer: str) -> str:

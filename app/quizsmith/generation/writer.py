@@ -22,7 +22,7 @@ from quizsmith.generation.stem_checks import unnamed_referent as unnamed_referen
 from quizsmith.metrics.overlap import porter_stemmer
 from quizsmith.metrics.profiles import choose_profile
 from quizsmith.metrics.squad import normalize_answer
-from quizsmith.providers.base import Provider, Transient
+from quizsmith.providers.base import Fixed, Provider, Reusable, Transient
 from quizsmith.quality.rule_spans.words import STOPWORDS
 from quizsmith.settings import Settings
 
@@ -87,7 +87,10 @@ def write_stem(
                 seed=seed,
                 stop=["\n"],
                 # As above: the worked examples are kept, the fact serves the next attempts.
-                reuse_prefix=(shots_of(prompt, "Fact: "), Transient(shots_of(prompt, "Question:"))),
+                reuse_prefix=(
+                    Fixed(shots_of(prompt, "Fact: ")),
+                    Transient(shots_of(prompt, "Question:")),
+                ),
             )
             raw = stem = result.text
     except OutputParseError as exc:
@@ -104,14 +107,24 @@ def propose_question_and_answer(
     difficulty: str | None,
     seed: int,
     before: str = "",
+    before_shared: bool = False,
     schema: dict[str, Any] = prompts.QUESTION_ANSWER_SCHEMA,
 ) -> tuple[Written, str]:
     """A chat generator's question about `fact` written with its own answer: (the question,
     checked as `write_stem` checks one, against that answer; the answer as written).
-    `before`: the lines shown ahead of the fact (`antecedents.context_before`); `schema`:
-    the reply's JSON schema (a study's variant may hold the answer to an enum)."""
+    `before`: the lines shown ahead of the fact (`antecedents.context_before`);
+    `before_shared`: they are the same for many facts (the passage's first statement), so
+    a local model keeps their state beside the fixed head's; `schema`: the reply's JSON
+    schema (a study's variant may hold the answer to an enum)."""
     messages = prompts.question_and_answer_chat(fact, difficulty, before)
-    content = messages[-1]["content"]
+    head = prompts.chat_head(messages[-1]["content"])
+    reuse: Reusable = head
+    if before:
+        # The first statement is read before most facts of a passage: its state saves each
+        # of their calls its tokens. Lines one fact points back to serve that fact alone,
+        # and a state kept for each would crowd out the passage's (`Transient`).
+        with_lines = head + prompts.earlier_lines(before)
+        reuse = (head, with_lines if before_shared else Transient(with_lines))
     try:
         result = provider.chat(
             messages,
@@ -119,7 +132,7 @@ def propose_question_and_answer(
             temperature=0.0,
             seed=seed,
             json_schema=schema,
-            reuse_prefix=prompts.chat_head(content),
+            reuse_prefix=reuse,
         )
     except OutputParseError as exc:
         return Written(None, f"the model's answer did not parse ({exc.message})"), ""
@@ -223,7 +236,7 @@ def propose_distractors(
                 temperature=temperature,
                 seed=seed,
                 json_schema=prompts.DISTRACTOR_SCHEMA,
-                reuse_prefix="Source:\n",
+                reuse_prefix=Fixed("Source:\n"),
             )
             data: Any = result.data or {}
             raw_list = data.get("wrong_answers") if isinstance(data, dict) else None
@@ -238,7 +251,7 @@ def propose_distractors(
                 temperature=temperature,
                 seed=seed,
                 stop=["\n"],
-                reuse_prefix=shots_of(prompt, "Question: "),
+                reuse_prefix=Fixed(shots_of(prompt, "Question: ")),
             )
             texts = result.text.split(";")
     except (OutputParseError, ProviderError) as exc:

@@ -34,6 +34,15 @@ class Transient(str):
     __slots__ = ()
 
 
+class Fixed(str):
+    """A reusable head that is the same for every passage and item (a prompt's instructions
+    and worked examples): a local model keeps its evaluated state on disk as well
+    (llamacpp_disk_states), so that a new quiz, or a new start of the app, does not
+    evaluate it again."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Message:
     role: Role

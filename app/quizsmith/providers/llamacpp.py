@@ -42,7 +42,7 @@ from quizsmith.providers.llamacpp_models import (
 )
 from quizsmith.providers.llamacpp_prompt import chat_prompt, prefix_length, tokenize
 from quizsmith.providers.llamacpp_scoring import check_options, score_options
-from quizsmith.providers.llamacpp_state import common_prefix, start_from, transient_cuts
+from quizsmith.providers.llamacpp_state import common_prefix, keeping_of, start_from
 
 if TYPE_CHECKING:
     from quizsmith.providers.catalog import CatalogModel
@@ -204,7 +204,7 @@ class LlamaCppProvider(Provider):
                 loaded,
                 tokens,
                 cuts,
-                transient=transient_cuts(prompt.texts, cuts),
+                keeping=keeping_of(prompt.texts, cuts),
                 started=started,
                 max_tokens=max_tokens,
                 temperature=temperature,
@@ -239,7 +239,7 @@ class LlamaCppProvider(Provider):
                 loaded,
                 tokens,
                 cuts,
-                transient=transient_cuts(heads, cuts),
+                keeping=keeping_of(heads, cuts),
                 started=started,
                 max_tokens=max_tokens,
                 temperature=temperature,

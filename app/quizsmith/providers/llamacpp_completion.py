@@ -21,7 +21,7 @@ from quizsmith.errors import OutputParseError, ProviderError
 from quizsmith.providers import interrupt, model_files
 from quizsmith.providers.base import ChatResult, parse_json_output
 from quizsmith.providers.llamacpp_models import MEMO_ENTRIES, LoadedModel
-from quizsmith.providers.llamacpp_state import start_from
+from quizsmith.providers.llamacpp_state import KEEP_IN_MEMORY, Keeping, start_from
 
 
 def generate(
@@ -29,7 +29,7 @@ def generate(
     tokens: list[int],
     cuts: list[int],
     *,
-    transient: frozenset[int] = frozenset(),
+    keeping: Keeping = KEEP_IN_MEMORY,
     started: float,
     max_tokens: int,
     temperature: float,
@@ -64,7 +64,7 @@ def generate(
             # A copy of the parsed JSON: a caller changing it must not change the memory.
             data = copy.deepcopy(hit.data)
             return replace(hit, data=data, seconds=time.perf_counter() - started)
-    start_from(loaded, tokens, cuts, transient=transient)
+    start_from(loaded, tokens, cuts, keeping=keeping)
     out = loaded.llm.create_completion(
         tokens,
         max_tokens=max_tokens,

@@ -21,6 +21,7 @@ from typing import Any
 
 from quizsmith.errors import ModelNotFoundError, ProviderError
 from quizsmith.providers import chat_formats, native_check, native_logs
+from quizsmith.providers.llamacpp_disk_states import DiskStates, model_identity
 from quizsmith.providers.llamacpp_state import PrefixStates
 
 #: Sequences of a loaded context (llama.cpp's n_seq_max): sequence 0 holds the prompt, the
@@ -71,6 +72,8 @@ class LoadedModel:
     closed: bool = False
     #: Remembered deterministic answers: ChatResults, and option log-prob tuples.
     memo: OrderedDict[tuple[Any, ...], Any] = field(default_factory=OrderedDict)
+    #: Fixed heads' states on disk (llamacpp_disk_states); None where it cannot be keyed.
+    disk: DiskStates | None = None
 
 
 _models: dict[tuple[str, int, int, int], LoadedModel] = {}
@@ -139,6 +142,7 @@ def load_shared(path: Path, n_ctx: int, n_threads: int, n_seq: int = 1) -> Loade
             choice.formatter is not None,
             formatter=choice.formatter,
             template_note=choice.note,
+            disk=_disk_states(path, n_ctx, n_threads, n_seq, llm),
         )
         if not _models:
             # Close models before the interpreter tears down llama_cpp's module globals;
@@ -146,6 +150,19 @@ def load_shared(path: Path, n_ctx: int, n_threads: int, n_seq: int = 1) -> Loade
             atexit.register(unload_all)
         _models[key] = loaded
         return loaded
+
+
+def _disk_states(path: Path, n_ctx: int, n_threads: int, n_seq: int, llm: Any) -> DiskStates | None:
+    """The disk store for this model and settings, or None (then fixed heads are kept in
+    memory only, as every other head)."""
+    try:
+        n_batch = int(llm.n_batch)
+        return DiskStates(model_identity(path, n_ctx, n_threads, n_batch) + f"|{n_seq}")
+    except Exception:  # no identity means no disk store, never a failed load
+        logging.getLogger(__name__).warning(
+            "Prompt states are kept in memory only: no identity for %s.", path.name
+        )
+        return None
 
 
 def choose_template(llm: Any, path: Path) -> chat_formats.TemplateChoice:

@@ -20,7 +20,13 @@ from typing import Any
 from quizsmith.errors import ProviderError
 from quizsmith.providers.base import OptionLogprob
 from quizsmith.providers.llamacpp_models import MEMO_ENTRIES, LoadedModel
-from quizsmith.providers.llamacpp_state import common_prefix, start_from, transient_cuts
+from quizsmith.providers.llamacpp_state import (
+    KEEP_IN_MEMORY,
+    Keeping,
+    common_prefix,
+    keeping_of,
+    start_from,
+)
 
 
 def check_options(options: Sequence[str]) -> None:
@@ -56,7 +62,7 @@ def score_options(
     shared = min(starts)
     # At least one shared token after a head: its logits predict the first option token.
     cuts = [min([common_prefix(head, f) for f in fulls] + [shared - 1]) for head in heads]
-    transient = transient_cuts(head_texts, cuts)
+    keeping = keeping_of(head_texts, cuts)
     # The same options after the same prompt, evaluated in the same pieces, give the
     # same numbers bit for bit (tests/providers/test_llamacpp_reuse.py): remembered,
     # so a live re-score (NACo's answer and the overall estimate's signals rank the
@@ -73,11 +79,11 @@ def score_options(
         if path == "batched" or (strategy == "scratch" and batched):
             fresh = strategy == "scratch"
             results = _score_batched(
-                loaded, fulls, starts, shared, cuts, fresh=fresh, transient=transient
+                loaded, fulls, starts, shared, cuts, fresh=fresh, keeping=keeping
             )
         elif path == "sequential":
             results = _score_remembering_options(
-                loaded, fulls, starts, shared, cuts, transient=transient
+                loaded, fulls, starts, shared, cuts, keeping=keeping
             )
         elif strategy == "single-pass":
             loaded.live = None
@@ -144,12 +150,12 @@ def score_with_shared_prefix(
     cuts: list[int],
     *,
     fresh: bool = False,
-    transient: frozenset[int] = frozenset(),
+    keeping: Keeping = KEEP_IN_MEMORY,
 ) -> list[list[float]]:
     import numpy as np
 
     llm = loaded.llm
-    k = start_from(loaded, fulls[0][:shared], cuts, fresh=fresh, transient=transient)
+    k = start_from(loaded, fulls[0][:shared], cuts, fresh=fresh, keeping=keeping)
     # Positions k..shared-1 of the shared prefix; the last row predicts token `shared`.
     last = decode(llm, fulls[0][k:shared], k, logits_from=shared - k - 1)
     results = []
@@ -173,7 +179,7 @@ def _score_remembering_options(
     shared: int,
     cuts: list[int],
     *,
-    transient: frozenset[int] = frozenset(),
+    keeping: Keeping = KEEP_IN_MEMORY,
 ) -> list[list[float]]:
     """The sequential path, one option at a time: an option scored before after the same
     prompt pieces (the same tokens, cuts and shared prefix) is taken from the memo, so
@@ -194,7 +200,7 @@ def _score_remembering_options(
             [starts[i] for i in missing],
             shared,
             cuts,
-            transient=transient,
+            keeping=keeping,
         )
         for i, scores in zip(missing, fresh, strict=True):
             known[i] = scores
@@ -229,7 +235,7 @@ def _score_batched(
     cuts: list[int],
     *,
     fresh: bool = False,
-    transient: frozenset[int] = frozenset(),
+    keeping: Keeping = KEEP_IN_MEMORY,
 ) -> list[list[float]]:
     """The shared prefix in sequence 0 (kept states as on the sequential path), then one
     decode with option i's tokens in sequence i + 1 at positions shared.. . seq_cp only
@@ -238,7 +244,7 @@ def _score_batched(
     from llama_cpp import llama_cpp as lib
 
     llm = loaded.llm
-    k = start_from(loaded, fulls[0][:shared], cuts, fresh=fresh, transient=transient)
+    k = start_from(loaded, fulls[0][:shared], cuts, fresh=fresh, keeping=keeping)
     # Positions k..shared-1 of the shared prefix; the last row predicts token `shared`.
     last = decode(llm, fulls[0][k:shared], k, logits_from=shared - k - 1)
     memory = llm._ctx.memory

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import ctypes
 from collections import OrderedDict
-from collections.abc import Collection, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
-from quizsmith.providers.base import Transient
+from quizsmith.providers.base import Fixed, Transient
 
 #: Memory kept per loaded model for prefix states. One state is ~9 MB for 380 tokens of
 #: SmolLM2-135M, ~7 MB for Gemma 3 270M; a larger model's are larger, so fewer are kept.
@@ -89,22 +89,36 @@ def restore(llm: Any, state: bytes) -> bool:
     return int(lib.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0)) > 0
 
 
+class Keeping(NamedTuple):
+    """How a call's cuts are kept beyond the call: `transient` ones not at all
+    (providers.base.Transient), `fixed` ones on disk too (providers.base.Fixed)."""
+
+    transient: frozenset[int] = frozenset()
+    fixed: frozenset[int] = frozenset()
+
+
+#: Every evaluated piece kept in memory, none on disk: the default of a call that marks none.
+KEEP_IN_MEMORY = Keeping()
+
+
 def start_from(
     loaded: Any,
     tokens: Sequence[int],
     cuts: Sequence[int],
     *,
     fresh: bool = False,
-    transient: Collection[int] = (),
+    keeping: Keeping = KEEP_IN_MEMORY,
 ) -> int:
     """Leave in the KV cache exactly the state of tokens[:cuts[-1]] evaluated piece by
     piece from an empty cache (tokens[0:cuts[0]], then tokens[cuts[0]:cuts[1]], ...), and
     llama-cpp-python's bookkeeping saying so; no cuts empties the cache. Pieces already
     in the cache, or kept from an earlier call, are not evaluated again; the others are,
     and kept. `fresh` evaluates everything (the reference path the tests compare the
-    reuse against). A cut in `transient` is evaluated as its own piece all the same and
+    reuse against). A cut in `keeping.transient` is evaluated as its own piece all the same and
     serves the next call from the cache, but its state is not kept
-    (providers.base.Transient). Returns the number of tokens now in the cache."""
+    (providers.base.Transient). A cut in `keeping.fixed` (providers.base.Fixed) is kept on disk
+    too where the model has a disk store, and read from there when memory has lost it.
+    Returns the number of tokens now in the cache."""
     llm = loaded.llm
     cuts = sorted({c for c in cuts if 0 < c < len(tokens)})
     have = 0  # how many pieces the cache already holds
@@ -125,6 +139,10 @@ def start_from(
         for i in reversed(range(len(cuts)) if not fresh else ()):
             key = (tuple(tokens[: cuts[i]]), tuple(cuts[: i + 1]))
             state = loaded.states.get(key)
+            if state is None and cuts[i] in keeping.fixed and loaded.disk is not None:
+                state = loaded.disk.get(key)
+                if state is not None:
+                    loaded.states.put(key, state)
             if state is not None:
                 if restore(llm, state):
                     llm.input_ids[: cuts[i]] = tokens[: cuts[i]]
@@ -136,8 +154,12 @@ def start_from(
     for i in range(have, len(cuts)):
         llm.eval(list(tokens[done : cuts[i]]))  # one piece, at positions done..
         done = cuts[i]
-        if not fresh and done not in transient:
-            loaded.states.put((tuple(tokens[:done]), tuple(cuts[: i + 1])), snapshot(llm))
+        if not fresh and done not in keeping.transient:
+            key = (tuple(tokens[:done]), tuple(cuts[: i + 1]))
+            state = snapshot(llm)
+            loaded.states.put(key, state)
+            if done in keeping.fixed and loaded.disk is not None:
+                loaded.disk.put(key, state)
     loaded.live = (tuple(tokens[:done]), tuple(cuts)) if done else None
     llm.n_tokens = done
     return done
@@ -152,6 +174,10 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
-def transient_cuts(heads: Sequence[str], cuts: Sequence[int]) -> frozenset[int]:
-    """The cuts of the heads marked Transient (their states are not kept)."""
-    return frozenset(c for h, c in zip(heads, cuts, strict=False) if isinstance(h, Transient))
+def keeping_of(heads: Sequence[str], cuts: Sequence[int]) -> Keeping:
+    """How the cuts of `heads` are kept, by the heads' types."""
+    pairs = list(zip(heads, cuts, strict=False))
+    return Keeping(
+        frozenset(c for h, c in pairs if isinstance(h, Transient)),
+        frozenset(c for h, c in pairs if isinstance(h, Fixed)),
+    )
