@@ -1,11 +1,13 @@
 """The passages the studies read: QGEval's, CELA's (blanks filled with their keys) and NACo's
 SQuAD contexts, from ../shared/data (none of them written for the rules studied)."""
 
+import argparse
 import json
 import re
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+HERE = Path(__file__).resolve().parent
+DATA = HERE.parents[1] / "shared" / "data"
 
 
 def qgeval() -> list[str]:
@@ -76,6 +78,43 @@ def write_rows(path: Path, rows: list[dict]) -> None:
     path.write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
     )
+
+
+def written_passages() -> list[dict]:
+    """The encyclopedia-style passages helper agents wrote for the project (name, subject,
+    text), none read while a rule was written."""
+    return json.loads((HERE / "written_passages.json").read_text(encoding="utf-8"))
+
+
+def standard_model(role: str):
+    """The standard profile's model for `role` ("generator", "qa"), on 2 threads as on the
+    bench (needs PYTHONPATH=app)."""
+    from quizsmith.providers.manager import provider_for_role
+    from quizsmith.settings import Settings
+
+    return provider_for_role(role, Settings(n_threads=2, profile="standard"))
+
+
+def study_arguments(per: int, passages: int = 160) -> argparse.ArgumentParser:
+    """A generation study's options: how many passages, how many targets each, and
+    `--report` (the figures from the stored rows, without running a model)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--passages", type=int, default=passages)
+    parser.add_argument("--per", type=int, default=per)
+    parser.add_argument("--report", action="store_true", help="the figures, from the rows")
+    return parser
+
+
+def record(row: dict, old: dict, same: tuple[str, ...], rows: list[dict], partial: Path) -> None:
+    """One case's row as a study makes it: the readings written by hand into its earlier run's
+    row (`old`, fields "read...") kept where the `same` fields are unchanged; appended to
+    `rows` and at once to `partial` (a crash loses nothing), and printed."""
+    if all(old.get(f) == row[f] for f in same):
+        row.update({k: v for k, v in old.items() if k.startswith("read")})
+    rows.append(row)
+    with partial.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(json.dumps(row, ensure_ascii=False)[:300], flush=True)
 
 
 def earlier_readings(path: Path, *fields: str) -> dict[tuple, dict]:

@@ -30,7 +30,6 @@ written into the rows ("read", "read_why").
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -43,7 +42,11 @@ from study_passages import (  # noqa: E402
     app_targets,
     earlier_readings,
     label_share,
+    record,
+    standard_model,
+    study_arguments,
     write_rows,
+    written_passages,
 )
 
 ROWS = HERE / "together_constituents.jsonl"
@@ -196,21 +199,14 @@ def opening_report(rows: list[dict], rng) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--passages", type=int, default=160)
-    parser.add_argument("--per", type=int, default=3)
+    parser = study_arguments(per=3)
     parser.add_argument("--variants", default=",".join(DEFAULT_VARIANTS))
-    parser.add_argument("--report", action="store_true", help="the figures, from the rows")
     args = parser.parse_args()
     if args.report:
         report()
         return
-    from quizsmith.providers.manager import provider_for_role
-    from quizsmith.settings import Settings
-
-    settings = Settings(n_threads=2, profile="standard")
-    provider = provider_for_role("generator", settings)
-    passages = json.loads((HERE / "written_passages.json").read_text(encoding="utf-8"))
+    provider = standard_model("generator")
+    passages = written_passages()
     # Every other passage in the file's order: all six subjects, none picked by their facts.
     chosen = passages[:: max(1, len(passages) // args.passages)][: args.passages]
     earlier = earlier_readings(ROWS, "passage", "fact", "variant")
@@ -229,12 +225,7 @@ def main() -> None:
                     **ask(provider, analysis, target, variant, seed=i),
                 }
                 old = earlier.get((row["passage"], row["fact"], variant), {})
-                if old.get("question") == row["question"] and old.get("answer") == row["answer"]:
-                    row.update({k: v for k, v in old.items() if k.startswith("read")})
-                rows.append(row)
-                with partial.open("a", encoding="utf-8") as out:  # a crash loses nothing
-                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
-                print(json.dumps(row, ensure_ascii=False)[:300], flush=True)
+                record(row, old, ("question", "answer"), rows, partial)
     # The rows of variants not run this time stay (a variant added later runs alone).
     run = set(args.variants.split(","))
     kept = [r for r in earlier.values() if r["variant"] not in run]

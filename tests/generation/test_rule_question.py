@@ -19,6 +19,7 @@ from quizsmith.generation.builder import RULE_METHOD, TOGETHER, BuildContext, bu
 from quizsmith.generation.target import Target
 from quizsmith.providers.base import (
     ChatResult,
+    Fixed,
     Message,
     ModelInfo,
     Provider,
@@ -254,10 +255,9 @@ def test_a_fact_that_points_back_is_asked_with_the_lines_before_it() -> None:
     assert "A new hall was built on the same site in 1925." in asked
     assert "The old hall burned down" not in asked  # the nearest sentence that names it
     assert asked.index("A new hall") < asked.index(fact)
-    # Lines this fact alone points back to: their state is not kept among the passage's.
-    fixed, with_lines = writer.heads[0]
-    assert not isinstance(fixed, Transient) and isinstance(with_lines, Transient)
-    assert with_lines.endswith("The lines to ask about:\n") and asked.startswith(with_lines)
+    # Lines this fact alone points back to: no state is kept for them, only the fixed head's.
+    (fixed,) = writer.heads[0]
+    assert isinstance(fixed, Fixed) and asked.startswith(fixed) and "1925" not in fixed
 
 
 def test_the_answer_aware_pass_shows_the_lines_before_a_fact_that_points_back() -> None:
@@ -294,7 +294,8 @@ def test_a_fact_that_names_what_it_speaks_of_is_asked_after_the_passages_first_s
     # The first statement comes before most facts: the state up to it is kept with the
     # fixed head's, so a local model reads it once per passage.
     fixed, with_opening = writer.heads[0]
-    assert not isinstance(with_opening, Transient) and opening in with_opening
+    assert isinstance(fixed, Fixed) and not isinstance(with_opening, Transient | Fixed)
+    assert opening in with_opening and with_opening.endswith("The lines to ask about:\n")
     assert asked.startswith(with_opening) and with_opening.startswith(fixed)
     # The first statement itself is asked alone.
     first = Target(opening, 0, "Viipuri", text.index("Viipuri"), "entity", 0, 1.0)

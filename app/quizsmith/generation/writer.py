@@ -22,7 +22,7 @@ from quizsmith.generation.stem_checks import unnamed_referent as unnamed_referen
 from quizsmith.metrics.overlap import porter_stemmer
 from quizsmith.metrics.profiles import choose_profile
 from quizsmith.metrics.squad import normalize_answer
-from quizsmith.providers.base import Fixed, Provider, Reusable, Transient
+from quizsmith.providers.base import Fixed, Provider, Transient
 from quizsmith.quality.rule_spans.words import STOPWORDS
 from quizsmith.settings import Settings
 
@@ -53,13 +53,16 @@ def write_stem(
     seed: int,
     temperature: float,
     before: str = "",
+    before_shared: bool = False,
 ) -> Written:
     """A question for `answer` of `fact`, checked (`stem_problem`). `before`: the passage's
-    lines before a fact that points back (`antecedents`), shown to a chat model only: a
-    few-shot prompt's worked examples have no such lines to follow."""
+    lines shown before the fact (`antecedents`), to a chat model only: a few-shot prompt's
+    worked examples have no such lines to follow; `before_shared`: as for
+    `propose_question_and_answer`."""
     try:
         if profile == "chat":
             messages = prompts.stem_chat(fact, answer, difficulty, before)
+            content = messages[-1]["content"]
             result = provider.chat(
                 messages,
                 max_tokens=120,
@@ -69,8 +72,8 @@ def write_stem(
                 # The system message and template before the fact are kept; the whole request
                 # serves the target's next attempts, which ask the same with another seed.
                 reuse_prefix=(
-                    prompts.chat_head(messages[-1]["content"]),
-                    Transient(messages[-1]["content"]),
+                    *question_heads(content, before, before_shared),
+                    Transient(content),
                 ),
             )
             raw = result.text
@@ -100,6 +103,18 @@ def write_stem(
     return Written(None if reason else stem, reason, result.seconds, raw)
 
 
+def question_heads(content: str, before: str, before_shared: bool) -> tuple[str, ...]:
+    """The kept heads of a chat question prompt (`content`, its last message): the fixed
+    head (rules and worked examples), then, where the lines before the fact are the same
+    for many facts (`before_shared`: the passage's first statement), the head with them, so
+    that a local model reads them once per passage. Lines one fact points back to serve
+    that fact alone: a state kept for each would crowd out the passage's."""
+    head = prompts.chat_head(content)
+    if before and before_shared:
+        return (head, head + prompts.earlier_lines(before))
+    return (head,)
+
+
 def propose_question_and_answer(
     provider: Provider,
     fact: str,
@@ -117,14 +132,6 @@ def propose_question_and_answer(
     a local model keeps their state beside the fixed head's; `schema`: the reply's JSON
     schema (a study's variant may hold the answer to an enum)."""
     messages = prompts.question_and_answer_chat(fact, difficulty, before)
-    head = prompts.chat_head(messages[-1]["content"])
-    reuse: Reusable = head
-    if before:
-        # The first statement is read before most facts of a passage: its state saves each
-        # of their calls its tokens. Lines one fact points back to serve that fact alone,
-        # and a state kept for each would crowd out the passage's (`Transient`).
-        with_lines = head + prompts.earlier_lines(before)
-        reuse = (head, with_lines if before_shared else Transient(with_lines))
     try:
         result = provider.chat(
             messages,
@@ -132,7 +139,7 @@ def propose_question_and_answer(
             temperature=0.0,
             seed=seed,
             json_schema=schema,
-            reuse_prefix=reuse,
+            reuse_prefix=question_heads(messages[-1]["content"], before, before_shared),
         )
     except OutputParseError as exc:
         return Written(None, f"the model's answer did not parse ({exc.message})"), ""
