@@ -303,6 +303,27 @@ def test_a_fact_that_names_what_it_speaks_of_is_asked_after_the_passages_first_s
     assert "Earlier lines" not in writer.asked[1]
 
 
+def test_the_answer_aware_pass_asks_after_the_passages_first_statement_too() -> None:
+    # Alone, the second pass's questions left their subject unnamed as often as the first
+    # pass's did ("In which year did John die?"): they read the first statement as well.
+    opening = "The Aalto Library is a public library in Viipuri."
+    text = f"{opening} Work began in 1953. {ARCHITECT_FACT}"
+    writer = ScriptedWriter(["When was the Aalto Library completed?"])
+    ctx = architect_context(writer, text=text)
+    ctx.answer_aware = True
+    at = text.index(ARCHITECT_FACT)
+    target = Target(ARCHITECT_FACT, at, "1963", text.index("1963"), "date", 2, 1.0)
+    built = build_candidates(target, "short", 1, ctx)
+    assert [c.stem for c in built.candidates] == ["When was the Aalto Library completed?"]
+    asked = writer.asked[0]
+    assert "Answer: 1963" in asked and "Work began" not in asked
+    assert asked.index(opening) < asked.index(ARCHITECT_FACT)
+    # Its state is kept with the fixed head's; the whole request serves the next attempts.
+    fixed, with_opening, whole = writer.heads[0]
+    assert isinstance(fixed, Fixed) and opening in with_opening
+    assert not isinstance(with_opening, Transient) and isinstance(whole, Transient)
+
+
 def test_one_candidate_asked_for_is_the_models_where_the_rule_makes_none() -> None:
     # The rule costs no call, so `--candidates 1` still gets the model's question.
     fact = "The cheetah is the fastest land animal."

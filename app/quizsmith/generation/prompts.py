@@ -141,7 +141,8 @@ def stem_chat(
     fact: str, answer: str, difficulty: str | None, before: str = ""
 ) -> list[dict[str, str]]:
     """The model writes a question for a given answer of the fact; `before` as for
-    `question_and_answer_chat`: the lines ahead of a fact that points back."""
+    `question_and_answer_chat`: the lines ahead of a fact that points back, else the
+    passage's first statement."""
     # Worked examples (the few-shot profile's, general knowledge written for the project)
     # show what a good quiz question is; and no word of the prompt names the material as "the
     # fact" or "the text": the 1.5B model copied such words into questions ("Which volcanic
