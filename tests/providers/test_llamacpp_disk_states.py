@@ -53,6 +53,19 @@ def test_the_least_recently_used_states_go_past_the_budget(tmp_path, monkeypatch
     assert store.get(keys[0]) is not None and store.get(keys[2]) is not None
 
 
+def test_a_write_cut_off_long_ago_is_cleared(tmp_path) -> None:
+    import os
+
+    store = DiskStates("model-a", tmp_path)
+    old, fresh = tmp_path / "old.part", tmp_path / "fresh.part"
+    old.write_bytes(b"half a state")
+    fresh.write_bytes(b"being written")
+    os.utime(old, (1_000, 1_000))
+    store.put(KEY, b"state")
+    assert not old.exists() and fresh.exists()  # another process may still be writing it
+    assert store.get(KEY) == b"state"
+
+
 def test_a_folder_that_cannot_be_written_loses_nothing_but_the_state(tmp_path) -> None:
     blocked = tmp_path / "a file, not a folder"
     blocked.write_text("x")

@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from quizsmith import paths
@@ -28,6 +29,7 @@ from quizsmith import paths
 #: One state of the 1.5B model's ~200-token question head is ~6 MB.
 DISK_BUDGET_BYTES = 256 * 1024 * 1024
 _SUFFIX = ".state"
+STALE_PART_SECONDS = 24 * 3600
 _DIGEST = 32  # bytes of SHA-256 before the state
 
 
@@ -85,6 +87,11 @@ class DiskStates:
             return
 
     def _prune(self) -> None:
+        # A write cut off by a killed process leaves its ".part" file: gone after a day.
+        for path in self.folder.glob("*.part"):
+            with contextlib.suppress(OSError):
+                if time.time() - path.stat().st_mtime > STALE_PART_SECONDS:
+                    path.unlink()
         files = []
         for path in self.folder.glob(f"*{_SUFFIX}"):
             try:
