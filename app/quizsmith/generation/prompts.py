@@ -17,7 +17,9 @@ from quizsmith.generation.distractor_kinds import indefinite_article
 from quizsmith.prompt_fence import FENCE_NOTE, fence
 from quizsmith.providers.base import Fixed
 
-PROMPT_VERSION: Final = "gen-2026.11-7"
+#: Recorded in every generated item's provenance. gen-2026.12-1: both chat question prompts
+#: show the passage's first statement before a fact that points back to nothing.
+PROMPT_VERSION: Final = "gen-2026.12-1"
 
 DIFFICULTY_HINTS: Final = {
     "recall": "The question asks the student to recall the fact as stated.",
