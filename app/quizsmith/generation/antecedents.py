@@ -75,6 +75,17 @@ def context_before(analysis: PassageAnalysis, sentence_index: int) -> str:
     return first_statement(analysis)
 
 
+def lines_before(analysis: PassageAnalysis, sentence_index: int) -> tuple[str, bool]:
+    """The lines a chat question reads before its fact (`context_before`), and whether they
+    are the passage's first statement, which many facts read (a local model keeps their
+    state: `writer.question_heads`). Shown before an answer-aware question too: on 324 facts
+    of 160 passages written for the project, where the questions differ from those shown
+    only the lines a fact points back to, they read blind 83 usable, 43 bad of 168 against
+    37, 58 of 158 (studies/answer_aware_opening.py)."""
+    before = context_before(analysis, sentence_index)
+    return before, bool(before) and before == first_statement(analysis)
+
+
 def first_statement(analysis: PassageAnalysis) -> str:
     """The passage's first statement (`fact_sentences`), web marks left out; "" for none."""
     facts = fact_sentences(analysis)

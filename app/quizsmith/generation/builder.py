@@ -4,8 +4,7 @@
   the key, three distractors that pass every filter;
 - short answer: a model-written stem, the answer span as the key;
 - fill-in-the-blank: the fact sentence with the answer blanked (no model needed);
-- true/false: the fact as stated (True), or the fact with its answer replaced by a filtered
-  distractor (False: a real fact changed in a meaningful way).
+- true/false: the fact (a chat model restates it), or the fact with a wrong answer swapped in.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from typing import Any
 from quizsmith.domain import TF_ANSWERS, Item, Option
 from quizsmith.generation import distractors as dis
 from quizsmith.generation import true_false, writer
-from quizsmith.generation.antecedents import context_before, first_statement
+from quizsmith.generation.antecedents import lines_before
 from quizsmith.generation.build_context import CHAT_PROFILE as CHAT_PROFILE
 from quizsmith.generation.build_context import BuildContext as BuildContext
 from quizsmith.generation.build_context import BuildStep as BuildStep
@@ -151,14 +150,9 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     # read far worse: on the bench at 8350983, 7 of 42 usable and 12 bad (29%) against 33 of
     # 75 and 9 (12%) for questions with their own answer; as the fallback on 62 facts of
     # QGEval passages, 10 of 27 made were bad (studies/answer_choices.py).
-    # The lines before the fact, for a chat model's answer-aware questions too: those it
-    # points back to, else the passage's first statement. On 324 facts of 160 passages
-    # written for the project the questions kept were 255 against 245 with the lines it
-    # points back to only; where the two differ, read blind with both shuffled together,
-    # 83 usable, 42 to fix, 43 bad of 168 against 37, 63, 58 of 158, and fact by fact 67
-    # better, 14 worse of 146 (studies/answer_aware_opening.py).
+    # A chat model's answer-aware questions read the lines before the fact too (`lines_before`).
     chat_asks = ctx.profile == CHAT_PROFILE and k > first
-    before, shared = _lines_before(target, ctx) if chat_asks else ("", False)
+    before, shared = lines_before(ctx.analysis, target.sentence_index) if chat_asks else ("", False)
     model_first = first + 1 if rule_attempt == first else first  # the model's greedy attempt
     # The rule costs no model call: where it makes no question, one candidate asked for
     # (`--candidates 1`) is still the model's, as before the rule came first.
@@ -293,13 +287,6 @@ def _questions(target: Target, item_type: str, k: int, keep: int, ctx: BuildCont
     return built
 
 
-def _lines_before(target: Target, ctx: BuildContext) -> tuple[str, bool]:
-    """The lines a chat question reads before the target's fact (`context_before`), and
-    whether they are the passage's first statement, which many facts read."""
-    before = context_before(ctx.analysis, target.sentence_index)
-    return before, bool(before) and before == first_statement(ctx.analysis)
-
-
 #: The method a question written with its own answer records (`_together`).
 TOGETHER = "model: question and answer together"
 
@@ -312,7 +299,7 @@ def _together(
     fact not asked before and the question passes the checks; else noted, target unchanged."""
     started = time.perf_counter()
     if target.fact not in ctx.together_written:
-        before, shared = _lines_before(target, ctx)
+        before, shared = lines_before(ctx.analysis, target.sentence_index)
         ctx.together_written[target.fact] = writer.propose_question_and_answer(
             ctx.generator,
             target.fact,
