@@ -66,11 +66,16 @@ def test_a_write_cut_off_long_ago_is_cleared(tmp_path) -> None:
     assert store.get(KEY) == b"state"
 
 
-def test_a_folder_that_cannot_be_written_loses_nothing_but_the_state(tmp_path) -> None:
+def test_a_folder_that_cannot_be_written_loses_nothing_but_the_state(tmp_path, monkeypatch) -> None:
     blocked = tmp_path / "a file, not a folder"
     blocked.write_text("x")
     store = DiskStates("model-a", blocked)
     store.put(KEY, b"state")  # no error
+    assert store.get(KEY) is None
+    # The same where the user's cache folder itself cannot be made.
+    monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(blocked / "cache"))
+    store = DiskStates("model-a")
+    store.put(KEY, b"state")
     assert store.get(KEY) is None
 
 

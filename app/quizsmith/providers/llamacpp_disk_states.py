@@ -34,6 +34,7 @@ _DIGEST = 32  # bytes of SHA-256 before the state
 
 
 def states_folder() -> Path:
+    """Where fixed heads' states are kept (QUIZSMITH_CACHE_DIR moves it with the cache)."""
     return paths.cache_dir() / "prompt-states"
 
 
@@ -53,8 +54,8 @@ class DiskStates:
         return self.folder / f"{digest[:40]}{_SUFFIX}"
 
     def get(self, key: tuple[tuple[int, ...], tuple[int, ...]]) -> bytes | None:
-        path = self._path(key)
         try:
+            path = self._path(key)  # the cache folder is made here: it may fail too
             data = path.read_bytes()
         except OSError:
             return None
@@ -69,8 +70,8 @@ class DiskStates:
     def put(self, key: tuple[tuple[int, ...], tuple[int, ...]], state: bytes) -> None:
         if len(state) + _DIGEST > DISK_BUDGET_BYTES:
             return
-        path = self._path(key)
         try:
+            path = self._path(key)
             path.parent.mkdir(parents=True, exist_ok=True)
             # Written aside and moved in: another process never reads half a state.
             handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".part")
