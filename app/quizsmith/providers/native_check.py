@@ -16,6 +16,7 @@ providers run the check before they load their first model in a process.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -85,8 +86,11 @@ def library_folder() -> Path | None:
     return Path(spec.origin).parent / "lib"
 
 
+@functools.cache
 def build_identity() -> str:
-    """A digest of the native library files: a rebuilt library is a new identity."""
+    """A digest of the native library files: a rebuilt library is a new identity. Read once
+    per process (the native check and each loaded model's prompt-state key ask for it): a
+    library rebuilt under a running process is not the one it has loaded."""
     folder = library_folder()
     digest = hashlib.sha256()
     files = sorted(p for p in folder.iterdir() if p.is_file()) if folder and folder.is_dir() else []
