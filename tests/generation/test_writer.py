@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quizsmith.generation import writer
+from quizsmith.generation import prompts, writer
+from quizsmith.providers.base import ChatResult, Fixed
 
 FACT = "The front of the library is adorned with the Word of Life mural designed by Millard Sheets."
 
@@ -259,3 +262,48 @@ def test_a_number_or_time_written_in_words_is_read_as_one(stem: str, key: str, f
     "Who ...?" with a century does not (a bench item asked who wrote a sonnet form, key
     "fourteenth-century")."""
     assert (writer.asks_for_other_kind(stem, key) == "") is fits
+
+
+class _WrongAnswerRecorder:
+    """A chat model that records each request and replies with five wrong answers."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        self.heads: list[object] = []
+
+    def chat(self, messages, *, json_schema=None, reuse_prefix="", **_: object) -> ChatResult:
+        self.asked.append(messages[-1]["content"])
+        self.heads.append(reuse_prefix)
+        data = {"wrong_answers": ["1889", "1901", "1875", "1910", "1925"]}
+        return ChatResult(text=json.dumps(data), model="recorder", data=data)
+
+
+def test_the_chat_wrong_answer_prompt_shows_worked_examples_in_a_head_kept_for_every_item() -> None:
+    recorder = _WrongAnswerRecorder()
+    for question, answer, kind in (
+        ("When was the library completed?", "1963", None),
+        ("Who painted the mural?", "Millard Sheets", "painter"),
+    ):
+        options, note = writer.propose_distractors(
+            recorder,
+            "chat",
+            question,
+            answer,
+            FACT,
+            seed=0,
+            kind=kind,  # type: ignore[arg-type]
+        )
+        assert options == ["1889", "1901", "1875", "1910", "1925"] and not note
+    first, second = recorder.asked
+    # Worked examples: a question, its key and five wrong answers of its kind, as JSON.
+    assert "Correct answer: Alexander Graham Bell" in first
+    assert '"Thomas Edison"' in first and first.count('{"wrong_answers": [') == 4
+    # The head (rules and examples) is the same for every item and kept on disk (`Fixed`);
+    # the item's own source, question, key and asked kind come after it.
+    head_one, head_two = recorder.heads
+    assert isinstance(head_one, Fixed) and head_one == head_two
+    assert head_one.endswith(prompts.WRONG_ANSWERS_HEAD_END)
+    assert first.startswith(head_one) and second.startswith(head_two)
+    assert "When was the library completed?" in first[len(head_one) :]
+    assert "The question asks for a painter" in second[len(head_two) :]
+    assert FACT in second[len(head_two) :] and "Millard Sheets" not in head_two

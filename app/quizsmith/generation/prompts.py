@@ -11,6 +11,7 @@ The prompt version goes into every item's provenance; change it whenever a promp
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 from quizsmith.generation.distractor_kinds import indefinite_article
@@ -18,8 +19,9 @@ from quizsmith.prompt_fence import FENCE_NOTE, fence
 from quizsmith.providers.base import Fixed
 
 #: Recorded in every generated item's provenance. gen-2026.12-1: both chat question prompts
-#: show the passage's first statement before a fact that points back to nothing.
-PROMPT_VERSION: Final = "gen-2026.12-1"
+#: show the passage's first statement before a fact that points back to nothing;
+#: gen-2026.12-2: the chat wrong-answer prompt shows worked examples.
+PROMPT_VERSION: Final = "gen-2026.12-2"
 
 DIFFICULTY_HINTS: Final = {
     "recall": "The question asks the student to recall the fact as stated.",
@@ -238,15 +240,65 @@ def distractors_fewshot(question: str, answer: str) -> str:
     return "\n".join(lines)
 
 
+#: Worked examples of the chat wrong-answer prompt (general knowledge, written for the
+#: project; the first three are the question prompt's): each wrong answer the same kind of
+#: thing as the key and as specific (years near the year, oceans for an ocean, inventors of
+#: the same age for an inventor), false according to the source.
+_WRONG_ANSWER_SHOTS: Final = (
+    (
+        _STEM_SHOTS[0][0],
+        _STEM_SHOTS[0][2],
+        "1911",
+        ("1903", "1921", "1898", "1934", "1908"),
+    ),
+    (
+        _STEM_SHOTS[1][0],
+        _STEM_SHOTS[1][2],
+        "the Atlantic Ocean",
+        (
+            "the Pacific Ocean",
+            "the Indian Ocean",
+            "the Arctic Ocean",
+            "the Southern Ocean",
+            "the Caribbean Sea",
+        ),
+    ),
+    (
+        _STEM_SHOTS[2][0],
+        _STEM_SHOTS[2][2],
+        "chlorophyll",
+        ("carotene", "haemoglobin", "melanin", "xanthophyll", "anthocyanin"),
+    ),
+    (
+        "Alexander Graham Bell was granted the first patent for the telephone in 1876.",
+        "Who was granted the first patent for the telephone?",
+        "Alexander Graham Bell",
+        ("Thomas Edison", "Guglielmo Marconi", "Samuel Morse", "Nikola Tesla", "Elisha Gray"),
+    ),
+)
+
+#: Where the wrong-answer prompt's examples end: the prompt up to here is the same for every
+#: item, so a local model keeps its state (on disk too: `chat_head`).
+WRONG_ANSWERS_HEAD_END: Final = "Now for this question:\n"
+
+
 def distractors_chat(
     question: str, answer: str, fact: str, kind: str | None = None
 ) -> list[dict[str, str]]:
+    """Five wrong answers for a question and its key, after worked examples (issue 44: chat
+    prompts carry worked examples; this one had none, and wrong answers of another kind or
+    level were the bench's commonest fault)."""
     # The kind the question names ("Which playwright ..."), said outright: the same kind "as
     # the correct answer" alone let the play's characters in (docs/generation.md).
     asks = ""
     if kind:
         article = indefinite_article(kind)
         asks = f"The question asks for {article} {kind}: every wrong answer must be one. "
+    shots = "\n\n".join(
+        f"Source: {shot_fact}\nQuestion: {shot_question}\nCorrect answer: {shot_answer}\n"
+        + json.dumps({"wrong_answers": list(wrong)})
+        for shot_fact, shot_question, shot_answer, wrong in _WRONG_ANSWER_SHOTS
+    )
     return [
         {
             "role": "system",
@@ -254,12 +306,14 @@ def distractors_chat(
         },
         {
             "role": "user",
-            "content": f"Source:\n{fence(fact)}\nQuestion: {question}\nCorrect answer: "
-            f"{answer}\n\n{asks}Write five wrong answers that a student who did not learn the fact "
-            "might choose: the same kind of thing as the correct answer (a year for a year, a "
-            "person for a person), similar length, clearly false according to the source. "
+            "content": "Good wrong answers are ones a student who did not learn the fact might "
+            "choose: the same kind of thing as the correct answer (a year for a year, a "
+            "person for a person) and as specific, of similar length, and clearly false "
             # The 1.5B model offered "John Doe", "Jane Smith" for any person it did not know.
-            "Use real names, never placeholders such as John Doe. "
+            "according to the source. Use real names, never placeholders such as John Doe. "
+            f"Examples:\n\n{shots}\n\n{WRONG_ANSWERS_HEAD_END}"
+            f"Source:\n{fence(fact)}\nQuestion: {question}\nCorrect answer: {answer}\n\n"
+            f"{asks}Write five such wrong answers. "
             'Reply as JSON with the key "wrong_answers".',
         },
     ]

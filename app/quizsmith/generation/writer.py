@@ -237,13 +237,16 @@ def propose_distractors(
     chat model; the few-shot form has no place for it."""
     try:
         if profile == "chat":
+            messages = prompts.distractors_chat(question, answer, fact, kind)
             result = provider.chat(
-                prompts.distractors_chat(question, answer, fact, kind),
+                messages,
                 max_tokens=200,
                 temperature=temperature,
                 seed=seed,
                 json_schema=prompts.DISTRACTOR_SCHEMA,
-                reuse_prefix=Fixed("Source:\n"),
+                reuse_prefix=prompts.chat_head(
+                    messages[-1]["content"], prompts.WRONG_ANSWERS_HEAD_END
+                ),
             )
             data: Any = result.data or {}
             raw_list = data.get("wrong_answers") if isinstance(data, dict) else None
