@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from datetime import date
 
 import pytest
 
@@ -91,6 +92,24 @@ def test_a_date_keeps_wrong_answers_as_precise_as_the_key() -> None:
         "August 1999", ["October 1999", "January 18, 2000", "2001"], embed=None, reader=None
     )
     assert months.kept == ["October 1999"]
+
+
+def test_a_decade_moves_by_decades_and_keeps_decades_beside_it() -> None:
+    # By years "the 1920s" got "1889s", "early 1640s" got "early 1651s": no decades.
+    for answer, head in (("the 1920s", "the "), ("early 1640s", "early "), ("1990s", "")):
+        for seed in range(20):
+            variants = dis.numeric_variants(answer, random.Random(seed))
+            assert variants and all(v.startswith(head) for v in variants), (answer, variants)
+            assert all(re.fullmatch(r"\d{3}0s", v[len(head) :]) for v in variants), variants
+    out = dis.filter_distractors(
+        "the 1920s", ["the 1930s", "1925", "1889s", "the 1950s"], embed=None, reader=None
+    )
+    assert out.kept == ["the 1930s", "the 1950s"]
+    assert "odd by its form" in dict(out.dropped)["1925"]
+    assert "odd by its form" in dict(out.dropped)["1889s"]
+    # And a year's wrong answers are years: "1920s" beside 1925 stands out as much.
+    years = dis.filter_distractors("1925", ["1931", "1920s", "1918"], embed=None, reader=None)
+    assert years.kept == ["1931", "1918"]
 
 
 def test_a_day_before_a_comma_keeps_the_comma() -> None:
@@ -657,3 +676,9 @@ def test_the_kind_a_question_asks_its_key_to_be() -> None:
     assert kind_asked_of_key("Who defeated the Mau Mau?") is None
     assert kind_asked_of_key("What do rivers carry?") is None
     assert kind_asked_of_key("Where the river bends") is None  # not a question
+
+
+def test_a_decade_never_moves_past_the_present_one() -> None:
+    for seed in range(30):
+        for v in dis.numeric_variants("the 2010s", random.Random(seed)):
+            assert int(v[4:8]) <= date.today().year, v

@@ -1,15 +1,16 @@
 """What kind of answer a text is ("year", "date", "number", "name", "phrase": `kind_of`), which
 a distractor must share with the key (`same_kind`), and nearby values for a numeric key
-(`numeric_variants`: a year by years, a day within its month, a century by a few and never
-later than the present one), and whether two numbers say one value (`same_value`) or group
-their digits alike (`grouped`). Used by the distractor filters (distractors.py, which
-re-exports these names) and by the stem checks.
+(`numeric_variants`: a year by years, a decade by decades, a day within its month, a century
+by a few and never later than the present one), and whether two numbers say one value
+(`same_value`) or group their digits alike (`grouped`). Used by the distractor filters
+(distractors.py, which re-exports these names) and by the stem checks.
 """
 
 from __future__ import annotations
 
 import random
 import re
+from datetime import date
 
 MONTHS = [
     "january",
@@ -90,6 +91,9 @@ def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[st
     is_year = decimals == 0 and "," not in raw and len(raw) == 4 and 1000 <= value <= 2100
     # The day of a date ("24 April 1954") moves within a month: a factor gave "72 April 1954".
     is_day = decimals == 0 and 1 <= value <= 31 and kind_of(answer) == "date"
+    # A decade ("the 1920s", "early 1640s") moves by decades: by years it gave "1889s" and
+    # "early 1651s", which are no decades (studies/wrong_answer_examples.jsonl).
+    is_decade = is_year and raw.endswith("0") and answer[match.end() : match.end() + 1] == "s"
     # A percentage of at most 100 stays at most 100 ("about 204 %" for "about 68 %", seen on
     # bench/generation.py). Read on 114 such percentages of QGEval and SQuAD passages none of
     # it was written for: 107 are shares of a whole or decreases, which cannot pass 100; 7
@@ -107,7 +111,9 @@ def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[st
     tries = 0
     while len(out) < count and tries < 50:
         tries += 1
-        if is_year:
+        if is_decade:
+            new = value + rng.choice([-1, 1]) * 10 * rng.randint(1, 5)
+        elif is_year:
             new = value + rng.choice([-1, 1]) * rng.randint(2, 25)
         elif is_day:
             new = min(28, max(1, value + rng.choice([-1, 1]) * rng.randint(1, 12)))
@@ -117,11 +123,20 @@ def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[st
             new = value * rng.choice([0.5, 0.75, 1.25, 1.5, 2.0, 3.0])
         text = _format_like(new, raw, decimals)
         candidate = answer[: match.start()] + text + answer[match.end() :]
-        if is_share and new > 100:
-            continue
+        if (is_share and new > 100) or (is_decade and new > date.today().year):
+            continue  # no share over a whole, no decade still to come ("the 2040s")
         if text != raw and candidate not in out and (not is_year or 1000 <= new <= 2100):
             out.append(candidate)
     return out
+
+
+#: A decade: four digits ending in 0 and an "s" ("1920s", "the 1640s").
+_DECADE = re.compile(r"(?<!\d)\d{3}0s\b")
+
+
+def is_decade_of(text: str) -> bool:
+    """Whether `text` names a decade ("the 1920s", "early 1640s"; not "1889s", no decade)."""
+    return _DECADE.search(text) is not None
 
 
 def _other_months(answer: str, rng: random.Random, count: int) -> list[str]:

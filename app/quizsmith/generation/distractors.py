@@ -35,19 +35,12 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 # What kind of answer a text is, and nearby numbers (their own module); reachable here too.
-from quizsmith.generation.analysis import (
-    Constituent,
-    PassageAnalysis,
-    parse_in_place,
-    parse_phrase,
-)
-from quizsmith.generation.analysis import (
-    same_kind as same_constituent_kind,
-)
+from quizsmith.generation.analysis import Constituent, PassageAnalysis, parse_in_place, parse_phrase
+from quizsmith.generation.analysis import same_kind as same_constituent_kind
 from quizsmith.generation.answer_kinds import LAST_CENTURY as LAST_CENTURY
 from quizsmith.generation.answer_kinds import MONTHS as MONTHS
 from quizsmith.generation.answer_kinds import date_precision as date_precision
-from quizsmith.generation.answer_kinds import grouped
+from quizsmith.generation.answer_kinds import grouped, is_decade_of
 from quizsmith.generation.answer_kinds import kind_of as kind_of
 from quizsmith.generation.answer_kinds import numeric_variants as numeric_variants
 from quizsmith.generation.answer_kinds import ordinal as ordinal
@@ -200,6 +193,9 @@ def filter_distractors(
             reason = "much longer than the key"
         elif not same_kind(key_kind, text):
             reason = f"not the same kind as the key (the key is a {key_kind})"
+        elif key_kind == "year" and is_decade_of(key) != is_decade_of(text):
+            # "1925" or "1889s" beside "the 1920s", "1920s" beside 1925: odd by their form.
+            reason = "a decade beside a year, or a year beside a decade (odd by its form)"
         elif key_precision and (precision := date_precision(text)) != key_precision:
             reason = f"a {precision} where the key is a {key_precision} (the odd one out by form)"
         elif analysis is not None and (why := kind_and_form(key_c, key, text, analysis)):
