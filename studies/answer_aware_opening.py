@@ -116,33 +116,29 @@ def main() -> None:
 
     provider, judge = study.standard_model("generator"), study.standard_model("qa")
     passages = study.written_passages()
-    earlier = study.earlier_readings(ROWS, "passage", "fact", "target", "variant")
-    rows = []
-    partial = ROWS.with_suffix(".partial.jsonl")
-    partial.unlink(missing_ok=True)
-    for p in passages[: args.passages]:
-        analysis, targets = study.app_targets(p["text"], args.per)
-        for target in targets:
-            if target.kind not in ANSWER_AWARE_KINDS:
-                continue
-            lines = {
-                "alone": antecedent_text(analysis, target.sentence_index),
-                "opening": context_before(analysis, target.sentence_index),
-            }
-            if lines["alone"] == lines["opening"]:
-                continue
-            for variant in VARIANTS:
-                row = {
-                    "passage": p["name"],
-                    "fact": target.fact,
-                    "target": target.answer,
-                    "variant": variant,
-                    **ask(provider, judge, analysis, target, lines[variant]),
+
+    def rows(done: dict):
+        for p in passages[: args.passages]:
+            analysis, targets = study.app_targets(p["text"], args.per)
+            for target in targets:
+                if target.kind not in ANSWER_AWARE_KINDS:
+                    continue
+                lines = {
+                    "alone": antecedent_text(analysis, target.sentence_index),
+                    "opening": context_before(analysis, target.sentence_index),
                 }
-                old = earlier.get((row["passage"], row["fact"], row["target"], variant), {})
-                study.record(row, old, ("question",), rows, partial)
-    study.write_rows(ROWS, rows)
-    partial.unlink()
+                if lines["alone"] == lines["opening"]:
+                    continue
+                for variant in VARIANTS:
+                    yield {
+                        "passage": p["name"],
+                        "fact": target.fact,
+                        "target": target.answer,
+                        "variant": variant,
+                        **ask(provider, judge, analysis, target, lines[variant]),
+                    }
+
+    study.run_rows(ROWS, ("passage", "fact", "target", "variant"), ("question",), rows)
     report()
 
 

@@ -117,6 +117,22 @@ def record(row: dict, old: dict, same: tuple[str, ...], rows: list[dict], partia
     print(json.dumps(row, ensure_ascii=False)[:300], flush=True)
 
 
+def run_rows(path: Path, fields: tuple[str, ...], same: tuple[str, ...], make_rows) -> None:
+    """A study's run: each row `make_rows(done)` yields is recorded (`record`: the readings of
+    the earlier run's row with the same `fields` kept where the `same` fields are unchanged),
+    then all are written to `path`. `done` holds the rows of a run stopped part way (its
+    .partial.jsonl, by `fields`), for a study that goes on from them."""
+    earlier = earlier_readings(path, *fields)
+    partial = path.with_suffix(".partial.jsonl")
+    done = earlier_readings(partial, *fields)
+    partial.unlink(missing_ok=True)
+    rows: list[dict] = []
+    for row in make_rows(done):
+        record(row, earlier.get(tuple(row[f] for f in fields), {}), same, rows, partial)
+    write_rows(path, rows)
+    partial.unlink()
+
+
 def earlier_readings(path: Path, *fields: str) -> dict[tuple, dict]:
     """A study's per-case rows from its earlier run (its .jsonl), by the fields that name a
     case: readings written there by hand survive a rerun."""

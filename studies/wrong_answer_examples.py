@@ -225,25 +225,19 @@ def main() -> None:
         "embed": provider_for_role("embeddings", Settings(n_threads=2, profile="standard")).embed,
     }
     texts = {p["name"]: p["text"] for p in study.written_passages()}
-    earlier = study.earlier_readings(ROWS, "passage", "fact", "question", "variant")
-    rows: list[dict] = []
-    partial = ROWS.with_suffix(".partial.jsonl")
-    # A run stopped part way goes on from its partial rows (the same cases, in order).
-    done = study.earlier_readings(partial, "passage", "fact", "question", "variant")
-    partial.unlink(missing_ok=True)
-    for n, case in enumerate(questions(args.facts)):
-        # Alternately first: the first variant reads the fact's shared prompt heads for both.
-        for variant in VARIANTS if n % 2 == 0 else VARIANTS[::-1]:
-            key = (case["passage"], case["fact"], case["question"], variant)
-            row = done.get(key) or {
-                **case,
-                "variant": variant,
-                **build(case, texts[case["passage"]], models, variant),
-            }
-            old = earlier.get((row["passage"], row["fact"], row["question"], variant), {})
-            study.record(row, old, ("wrong",), rows, partial)
-    study.write_rows(ROWS, rows)
-    partial.unlink()
+
+    def rows(done: dict):
+        for n, case in enumerate(questions(args.facts)):
+            # Alternately first: the first variant reads the fact's shared heads for both.
+            for variant in VARIANTS if n % 2 == 0 else VARIANTS[::-1]:
+                key = (case["passage"], case["fact"], case["question"], variant)
+                yield done.get(key) or {
+                    **case,
+                    "variant": variant,
+                    **build(case, texts[case["passage"]], models, variant),
+                }
+
+    study.run_rows(ROWS, ("passage", "fact", "question", "variant"), ("wrong",), rows)
     report()
 
 
