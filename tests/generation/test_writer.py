@@ -285,13 +285,7 @@ def test_the_chat_wrong_answer_prompt_shows_worked_examples_in_a_head_kept_for_e
         ("Who painted the mural?", "Millard Sheets", "painter"),
     ):
         options, note = writer.propose_distractors(
-            recorder,
-            "chat",
-            question,
-            answer,
-            FACT,
-            seed=0,
-            kind=kind,  # type: ignore[arg-type]
+            recorder, "chat", question, answer, FACT, seed=0, kind=kind
         )
         assert options == ["1889", "1901", "1875", "1910", "1925"] and not note
     first, second = recorder.asked
