@@ -272,3 +272,12 @@ def test_a_call_that_meets_an_idle_release_runs_again_on_a_fresh_host(
     assert call.error is None, call.error
     assert call.value.completion_tokens == 60
     assert model_host.pid not in (None, pid)
+
+
+def test_the_host_runs_with_few_malloc_arenas(model_host: host_client.ModelHost) -> None:
+    # Its worker threads would each keep freed memory in an arena of their own (the peak the
+    # bench measures); a value the user's environment sets is theirs to keep.
+    pid = model_host.admin("pid")
+    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    wanted = os.environ.get(host_client.MALLOC_ARENAS_ENV, host_client.MALLOC_ARENAS)
+    assert f"{host_client.MALLOC_ARENAS_ENV}={wanted}".encode() in environ

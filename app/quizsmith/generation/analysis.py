@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from quizsmith.generation.paired_marks import paired
 from quizsmith.generation.parser import parse, parse_many
 from quizsmith.generation.sentences import Sentence, split_sentences
 from quizsmith.generation.target import MAX_ANSWER_WORDS
@@ -402,11 +403,11 @@ def _trimmed(chunk: Span) -> Span | None:
 def _make(
     span: Span, offset: int, index: int, kind: ConstituentKind, label: str, head: str
 ) -> Constituent | None:
-    text = span.text
-    if not text.strip() or not any(ch.isalnum() for ch in text):
+    whole = paired(span)  # quotation marks and brackets in pairs, or no constituent
+    if whole is None or not any(ch.isalnum() for ch in whole.text):
         return None
-    start = offset + span.start_char
-    return Constituent(text, start, start + len(text), index, kind, label, head)
+    start = offset + whole.start_char
+    return Constituent(whole.text, start, start + len(whole.text), index, kind, label, head)
 
 
 def _numeric(token: Token) -> bool:
