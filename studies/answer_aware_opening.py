@@ -66,14 +66,6 @@ def ask(provider, judge, analysis, target, before: str) -> dict:
     }
 
 
-def by_fact(rows: list[dict]) -> list[dict]:
-    """Per fact, its row of each variant."""
-    by: dict[tuple, dict] = {}
-    for r in rows:
-        by.setdefault((r["passage"], r["fact"], r["target"]), {})[r["variant"]] = r
-    return [v for v in by.values() if len(v) == len(VARIANTS)]
-
-
 def report() -> None:
     """What each variant kept, and the readings of the kept questions that differ between
     the variants (a fact kept by one variant only counts for that one)."""
@@ -81,7 +73,7 @@ def report() -> None:
 
     rows = [json.loads(line) for line in ROWS.read_text(encoding="utf-8").splitlines()]
     rng = random.Random(0)
-    facts = by_fact(rows)
+    facts = study.by_fact(rows, VARIANTS)
     for variant in VARIANTS:
         mine = [f[variant] for f in facts]
         kept = sum(r["outcome"] == "kept" for r in mine)
@@ -89,20 +81,7 @@ def report() -> None:
         print(f"{variant}: kept {kept} of {len(mine)} facts, median {secs[len(secs) // 2]} s")
     differ = [f for f in facts if f["alone"]["question"] != f["opening"]["question"]]
     print(f"facts whose questions differ: {len(differ)}")
-    for variant in VARIANTS:
-        cases = [f[variant] for f in differ if "read" in f[variant]]
-        if not cases:
-            continue
-        counts = []
-        for label in ("usable", "fix", "bad"):
-            n, share, low, high = study.label_share(cases, label, lambda r: r["passage"], rng)
-            counts.append(f"{label} {n} ({share:.0%} [{low:.0%}, {high:.0%}])")
-        print(f"{variant} where they differ, {len(cases)} read: " + ", ".join(counts))
-    rank = {"usable": 2, "fix": 1, "bad": 0}
-    read = [f for f in differ if "read" in f["alone"] and "read" in f["opening"]]
-    better = sum(rank[f["opening"]["read"]] > rank[f["alone"]["read"]] for f in read)
-    worse = sum(rank[f["opening"]["read"]] < rank[f["alone"]["read"]] for f in read)
-    print(f"both kept one: opening {better} better, {worse} worse of {len(read)}")
+    study.paired_readings(differ, "alone", "opening", rng)
 
 
 def main() -> None:

@@ -98,10 +98,8 @@ def ask(provider, judge, analysis, target, variant: str) -> dict:
     from quizsmith.generation import distractors as dis
     from quizsmith.generation import prompts, writer
     from quizsmith.generation.antecedents import lines_before
-    from quizsmith.generation.constituent_targets import followed_target
     from quizsmith.generation.passage_subject import naming_the_subject, subject_of
     from quizsmith.generation.pipeline import ANSWER_AWARE_KINDS
-    from quizsmith.generation.targets import listed_member
 
     messages_of = prompts._question_messages
     if variant == "referents":
@@ -112,18 +110,8 @@ def ask(provider, judge, analysis, target, variant: str) -> dict:
         written, answer = writer.propose_question_and_answer(
             provider, target.fact, difficulty=None, seed=0, before=before, before_shared=shared
         )
-        followed = followed_target(analysis, target, answer, set()) if answer else None
+        followed, outcome = study.together_outcome(analysis, target, written, answer, judge)
         key, method = (followed.answer if followed else answer), "together"
-        if written.text is None:
-            outcome = f"dropped: {written.reason}"
-        elif followed is None:
-            outcome = "dropped: no phrase of the fact"
-        elif followed.answer != target.answer and listed_member(followed, analysis):
-            outcome = "dropped: one of a list"
-        elif why := dis.key_of_another_kind(judge, written.text, followed.answer, {}):
-            outcome = f"dropped: {why}"
-        else:
-            outcome = "kept"
         if outcome != "kept" and target.kind in ANSWER_AWARE_KINDS:
             key, method = target.answer, "answer-aware"
             written = writer.write_stem(
@@ -165,14 +153,6 @@ def passages(count: int) -> list[dict]:
     return mixed[:count]
 
 
-def by_fact(rows: list[dict]) -> list[dict]:
-    """Per fact, its row of each variant."""
-    by: dict[tuple, dict] = {}
-    for r in rows:
-        by.setdefault((r["passage"], r["fact"], r["target"]), {})[r["variant"]] = r
-    return [v for v in by.values() if len(v) == len(VARIANTS)]
-
-
 def report() -> None:
     """What each variant kept, and the readings of the kept questions that differ. Rubric
     (given to the readers with the passage, the question and its key): usable when the
@@ -185,7 +165,7 @@ def report() -> None:
 
     rows = [json.loads(line) for line in ROWS.read_text(encoding="utf-8").splitlines()]
     rng = random.Random(0)
-    facts = by_fact(rows)
+    facts = study.by_fact(rows, VARIANTS)
     for variant in VARIANTS:
         mine = [f[variant] for f in facts]
         kept = sum(r["outcome"] == "kept" for r in mine)
@@ -204,21 +184,7 @@ def report() -> None:
 
     differ = [f for f in facts if differs(f)]
     print(f"facts whose kept questions differ: {len(differ)}")
-    for variant in VARIANTS:
-        cases = [f[variant] for f in differ if "read" in f[variant]]
-        if not cases:
-            continue
-        counts = []
-        for label in ("usable", "fix", "bad"):
-            n, share, low, high = study.label_share(cases, label, lambda r: r["passage"], rng)
-            counts.append(f"{label} {n} ({share:.0%} [{low:.0%}, {high:.0%}])")
-        names = sum(r.get("read_names") == "yes" for r in cases)
-        print(f"{variant}, {len(cases)} read: " + ", ".join(counts) + f"; names it {names}")
-    rank = {"usable": 2, "fix": 1, "bad": 0}
-    read = [f for f in differ if "read" in f["plain"] and "read" in f["referents"]]
-    better = sum(rank[f["referents"]["read"]] > rank[f["plain"]["read"]] for f in read)
-    worse = sum(rank[f["referents"]["read"]] < rank[f["plain"]["read"]] for f in read)
-    print(f"both kept one: referents {better} better, {worse} worse of {len(read)}")
+    study.paired_readings(differ, "plain", "referents", rng)
     # Per fact, a fact one variant kept and the other not counts as "bad" for the other: a
     # quiz then needs a spare fact (or has one item fewer).
     usable = {v: sum(f[v].get("read") == "usable" for f in differ) for v in VARIANTS}

@@ -73,6 +73,57 @@ def label_share(
     return sum(c[field] == label for c in cases), share(cases), low, high
 
 
+def by_fact(rows: list[dict], variants: tuple[str, ...]) -> list[dict]:
+    """Per fact (passage, fact, target), its row of each variant; facts some variant lacks
+    are left out."""
+    by: dict[tuple, dict] = {}
+    for r in rows:
+        by.setdefault((r["passage"], r["fact"], r["target"]), {})[r["variant"]] = r
+    return [v for v in by.values() if len(v) == len(variants)]
+
+
+def paired_readings(differ: list[dict], old: str, new: str, rng) -> None:
+    """Print each variant's readings where the variants differ (`differ`: per fact, its row
+    of each variant), and how often `new` read better or worse than `old` where both were
+    read."""
+    for variant in (old, new):
+        cases = [f[variant] for f in differ if "read" in f[variant]]
+        if not cases:
+            continue
+        counts = []
+        for label in ("usable", "fix", "bad"):
+            n, share, low, high = label_share(cases, label, lambda r: r["passage"], rng)
+            counts.append(f"{label} {n} ({share:.0%} [{low:.0%}, {high:.0%}])")
+        names = sum(r.get("read_names") == "yes" for r in cases)
+        named = f"; names it {names}" if any("read_names" in r for r in cases) else ""
+        print(f"{variant} where they differ, {len(cases)} read: " + ", ".join(counts) + named)
+    rank = {"usable": 2, "fix": 1, "bad": 0}
+    read = [f for f in differ if "read" in f[old] and "read" in f[new]]
+    better = sum(rank[f[new]["read"]] > rank[f[old]["read"]] for f in read)
+    worse = sum(rank[f[new]["read"]] < rank[f[old]["read"]] for f in read)
+    print(f"both kept one: {new} {better} better, {worse} worse of {len(read)}")
+
+
+def together_outcome(analysis, target, written, answer: str, judge=None):
+    """A question written with its own answer, checked as `builder._together` checks it:
+    (the target its answer follows, or None; "kept" or "dropped: why"). `judge`: the QA
+    model for the kind check (None: not asked)."""
+    from quizsmith.generation import distractors as dis
+    from quizsmith.generation.constituent_targets import followed_target
+    from quizsmith.generation.targets import listed_member
+
+    followed = followed_target(analysis, target, answer, set()) if answer else None
+    if written.text is None:
+        return followed, f"dropped: {written.reason}"
+    if followed is None:
+        return None, "dropped: no phrase of the fact"
+    if followed.answer != target.answer and listed_member(followed, analysis):
+        return followed, "dropped: one of a list"
+    if judge and (why := dis.key_of_another_kind(judge, written.text, followed.answer, {})):
+        return followed, f"dropped: {why}"
+    return followed, "kept"
+
+
 def write_rows(path: Path, rows: list[dict]) -> None:
     """A study's per-case rows as JSON lines."""
     path.write_text(

@@ -45,6 +45,7 @@ from study_passages import (  # noqa: E402
     record,
     standard_model,
     study_arguments,
+    together_outcome,
     write_rows,
     written_passages,
 )
@@ -86,8 +87,6 @@ def schema_for(variant: str, choices: list[str]) -> dict:
 def ask(provider, analysis, target, variant: str, seed: int) -> dict:
     from quizsmith.generation import writer
     from quizsmith.generation.antecedents import antecedent_text, context_before
-    from quizsmith.generation.constituent_targets import followed_target
-    from quizsmith.generation.targets import listed_member
 
     # "opening": the lines the app now shows (the first statement where a fact points back
     # to nothing); the other variants saw the lines a fact points back to only.
@@ -105,15 +104,7 @@ def ask(provider, analysis, target, variant: str, seed: int) -> dict:
     )
     seconds = time.perf_counter() - started
     stem = written.text or ""
-    followed = followed_target(analysis, target, answer, set()) if answer else None
-    if written.text is None:
-        outcome = f"dropped: {written.reason}"
-    elif followed is None:
-        outcome = "dropped: no phrase of the fact"
-    elif followed.answer != target.answer and listed_member(followed, analysis):
-        outcome = "dropped: one of a list"
-    else:
-        outcome = "kept"
+    followed, outcome = together_outcome(analysis, target, written, answer)
     return {
         "question": stem,
         "answer": followed.answer if followed else answer,
