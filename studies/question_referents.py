@@ -5,8 +5,8 @@ names it?
 A chat question reads the lines before its fact (the passage's first statement, or the lines
 a fact points back to: `antecedents.lines_before`), but the prompts' three worked examples
 had no earlier lines; questions that name nothing they ask about ("What is the name of the
-dam?", "How many people can the theater hold?") were the commonest fault the bench's readers
-gave (9 of 43 bad standard items at 8ad712a), and 48 of 87 "needs a fix" readings in
+dam?", "How many people can the theater hold?") were a frequent fault the bench's readers
+gave (9 of the 43 bad standard items at 8ad712a), and 48 of 87 "needs a fix" readings in
 `together_constituents`. Variants, on the same facts, greedy as the app's first attempt:
 - plain: the app's prompts (three worked examples, `prompts._STEM_SHOTS`);
 - referents: the same and two more whose fact has earlier lines (`REFERENT_SHOTS` below,

@@ -3,7 +3,9 @@ chunks sometimes take one mark of a pair and not the other ('"Operation Aqueduct
 'University Ranking by Academic Performance (URAP', 'surrendered" soldiers'), and a key or
 wrong answer shown with half a pair reads as garbled (a study's readers: the key 'The "Notre
 Dame Victory March' needs a fix). The pairs are the text's own: the span takes the partner
-beside it, or leaves the lone mark at its edge out (`studies/paired_marks.py` measured it).
+beside it, or leaves the lone mark at its edge out. On the 150 such spans of 1,095 QGEval,
+CELA, SQuAD and written passages, read blind against the old span: better 148 of 149 times,
+never worse (`studies/paired_marks.py`).
 """
 
 from __future__ import annotations
