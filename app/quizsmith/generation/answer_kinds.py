@@ -94,7 +94,7 @@ def numeric_variants(answer: str, rng: random.Random, count: int = 4) -> list[st
     # A decade ("the 1920s", "early 1640s") moves by decades: by years it gave "1889s" and
     # "early 1651s", no decades; 316 of 332 on the study passages' 83 decades were none
     # (studies/decade_forms.py).
-    is_decade = is_year and raw.endswith("0") and answer[match.end() : match.end() + 1] == "s"
+    is_decade = is_year and _DECADE.match(answer, match.start()) is not None
     # A percentage of at most 100 stays at most 100 ("about 204 %" for "about 68 %", seen on
     # bench/generation.py). Read on 114 such percentages of QGEval and SQuAD passages none of
     # it was written for: 107 are shares of a whole or decreases, which cannot pass 100; 7
