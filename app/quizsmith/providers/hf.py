@@ -1,40 +1,49 @@
-"""Sentence embeddings with transformers + torch on the CPU, from a local model folder.
+"""Sentence embeddings from a local transformers model folder, on the CPU.
 
 all-MiniLM-L6-v2's model card prescribes mean pooling over the attention mask followed by
 L2 normalisation; that is done here directly (no sentence-transformers needed at run time).
-HF_HUB_OFFLINE is set before transformers is imported so that nothing can reach a hub.
+The network runs with onnxruntime from a checked one-off export where it can be made
+(providers/onnx_encoder.py: torch alone held ~210 MiB of the model host), else with torch
+and transformers as before. HF_HUB_OFFLINE is set before transformers is imported so that
+nothing can reach a hub.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from quizsmith.errors import ModelNotFoundError, ProviderError
-from quizsmith.providers import native_logs
+from quizsmith.providers import native_logs, onnx_encoder
 from quizsmith.providers.base import ModelInfo, Provider
 
 if TYPE_CHECKING:
     from quizsmith.providers.catalog import CatalogModel
     from quizsmith.settings import Settings
 
-_loaded: dict[str, tuple[Any, Any, threading.Lock]] = {}
+log = logging.getLogger(__name__)
+
+
+class Encoder(Protocol):
+    def hidden(self, texts: Sequence[str]) -> tuple[Any, Any, Any]:
+        """(last hidden state, attention mask, special-token mask) of one batch, as numpy."""
+        ...
+
+
+#: Loaded encoders by (folder, max_length): (encoder, lock, which runtime).
+_loaded: dict[tuple[str, int], tuple[Encoder, threading.Lock, str]] = {}
 _loaded_lock = threading.Lock()
 BATCH = 32
 
 
-def _load(folder: Path) -> tuple[Any, Any, threading.Lock]:
-    key = str(folder.resolve())
-    with _loaded_lock:
-        if key in _loaded:
-            return _loaded[key]
-        if not (folder / "config.json").exists():
-            raise ModelNotFoundError(
-                f"{folder} is not a transformers model folder (no config.json).", "Check the path."
-            )
+class TorchEncoder:
+    """The folder's model through transformers and torch (where no export can be made)."""
+
+    def __init__(self, folder: Path, max_length: int) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
@@ -47,21 +56,68 @@ def _load(folder: Path) -> tuple[Any, Any, threading.Lock]:
         native_logs.quiet_transformers()
         torch.set_num_threads(max(1, torch.get_num_threads()))
         try:
-            tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-            model = AutoModel.from_pretrained(str(folder), local_files_only=True)
+            self.tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+            self.model = AutoModel.from_pretrained(str(folder), local_files_only=True)
         except (OSError, ValueError) as exc:
             raise ProviderError(
                 f"Could not load the embedding model in {folder}: {exc}.", ""
             ) from exc
-        model.eval()
-        entry = (tokenizer, model, threading.Lock())
+        self.model.eval()
+        self.max_length = max_length
+
+    def hidden(self, texts: Sequence[str]) -> tuple[Any, Any, Any]:
+        import torch
+
+        enc = self.tokenizer(
+            list(texts),
+            padding=True,
+            truncation=True,
+            max_length=self.max_length,
+            return_tensors="pt",
+            return_special_tokens_mask=True,
+        )
+        special = enc.pop("special_tokens_mask")
+        with torch.inference_mode():
+            hidden = self.model(**enc).last_hidden_state
+        return hidden.float().numpy(), enc["attention_mask"].numpy(), special.numpy()
+
+
+def _onnx(folder: Path, max_length: int) -> Encoder | None:
+    """The folder's checked ONNX export run by onnxruntime, or None (why is logged)."""
+    for _attempt in (1, 2):
+        export, why = onnx_encoder.ensure_export(folder)
+        if export is None:
+            log.warning("Embeddings run with torch: %s.", why)
+            return None
+        try:
+            return onnx_encoder.OnnxEncoder(folder, export, max_length)
+        except Exception as exc:  # onnxruntime raises its own classes for a damaged file
+            log.warning("The ONNX export %s could not be loaded (%s); made again.", export, exc)
+            onnx_encoder.forget_export(export)
+    return None
+
+
+def _load(folder: Path, max_length: int) -> tuple[Encoder, threading.Lock, str]:
+    key = (str(folder.resolve()), max_length)
+    with _loaded_lock:
+        if key in _loaded:
+            return _loaded[key]
+        if not (folder / "config.json").exists():
+            raise ModelNotFoundError(
+                f"{folder} is not a transformers model folder (no config.json).", "Check the path."
+            )
+        encoder = _onnx(folder, max_length) if (folder / "tokenizer.json").exists() else None
+        runtime = "onnxruntime"
+        if encoder is None:
+            encoder, runtime = TorchEncoder(folder, max_length), "torch"
+        entry = (encoder, threading.Lock(), runtime)
         _loaded[key] = entry
         return entry
 
 
 class HFEmbeddingProvider(Provider):
     name: ClassVar[str] = "hf"
-    description: ClassVar[str] = "Sentence embeddings with transformers on the CPU"
+    description: ClassVar[str] = "Sentence embeddings of a transformers model on the CPU"
     can_embed = True
     is_local = True
     runs_in_host = True
@@ -85,41 +141,31 @@ class HFEmbeddingProvider(Provider):
     def info(self) -> ModelInfo:
         return ModelInfo(self.name, self.model_id, {"pooling": "mean", "normalised": True})
 
-    def _hidden(self, model: Any, tokenizer: Any, texts: Sequence[str]) -> tuple[Any, Any, Any]:
-        """The last hidden state of one batch, its attention mask and its special-token mask
-        (the caller holds the model's lock, in inference mode)."""
-        enc = tokenizer(
-            [t if t.strip() else " " for t in texts],
-            padding=True,
-            truncation=True,
-            max_length=self.max_length,
-            return_tensors="pt",
-            return_special_tokens_mask=True,
-        )
-        special = enc.pop("special_tokens_mask")
-        return model(**enc).last_hidden_state, enc["attention_mask"], special
+    @property
+    def runtime(self) -> str:
+        """What runs the network: "onnxruntime" or "torch" (loads the model)."""
+        return _load(self.model_path, self.max_length)[2]
+
+    def _hidden(self, texts: Sequence[str]) -> tuple[Any, Any, Any]:
+        encoder, lock, _ = _load(self.model_path, self.max_length)
+        with lock:
+            return encoder.hidden([t if t.strip() else " " for t in texts])
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        import torch
+        import numpy as np
 
-        tokenizer, model, lock = _load(self.model_path)
         vectors: list[list[float]] = []
-        with lock, torch.inference_mode():
-            for i in range(0, len(texts), BATCH):
-                hidden, attention, _ = self._hidden(model, tokenizer, texts[i : i + BATCH])
-                mask = attention.unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-                pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
-                vectors.extend(pooled.tolist())
+        for i in range(0, len(texts), BATCH):
+            hidden, attention, _ = self._hidden(texts[i : i + BATCH])
+            mask = attention[..., None].astype(hidden.dtype)
+            pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            vectors.extend((pooled / np.clip(norms, 1e-12, None)).tolist())
         return vectors
 
     def token_embeddings(self, texts: Sequence[str]) -> list[Any]:
         """Last hidden state per word piece, [CLS]/[SEP] and padding removed (BERTScore
         ignores them too)."""
-        import torch
-
-        tokenizer, model, lock = _load(self.model_path)
-        with lock, torch.inference_mode():
-            hidden, attention, special = self._hidden(model, tokenizer, texts)
-            keep = (attention == 1) & (special == 0)
-            return [hidden[row][keep[row]].float().numpy() for row in range(hidden.shape[0])]
+        hidden, attention, special = self._hidden(texts)
+        keep = (attention == 1) & (special == 0)
+        return [hidden[row][keep[row]] for row in range(hidden.shape[0])]

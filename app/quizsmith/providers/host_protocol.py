@@ -28,7 +28,7 @@ _LENGTH = struct.Struct("!Q")
 #: The channel's environment switch: "0" runs the local models in the calling process.
 HOST_ENV = "QUIZSMITH_MODEL_HOST"
 #: Libraries only the host imports: the app's process never does (tests check it).
-MODEL_LIBRARIES = ("torch", "transformers", "llama_cpp", "sentence_transformers")
+MODEL_LIBRARIES = ("torch", "transformers", "llama_cpp", "sentence_transformers", "onnxruntime")
 
 
 def send(stream: IO[bytes], message: Any) -> None:

@@ -98,6 +98,8 @@ def prepare(model: CatalogModel) -> tuple[Path, str]:
             note = "assembled and checked (SHA-256)"
         return parts.assemble(target, spec, model.install), note
     path = catalog.locate(model, assemble=True)
+    if model.backend == "hf":
+        return path, _onnx_note(path)
     expected = expected_content(model)
     packaged = model_file(model)
     if expected is None or packaged is None:
@@ -107,6 +109,18 @@ def prepare(model: CatalogModel) -> tuple[Path, str]:
     if verdict:
         raise DamagedModelError(verdict, expected.fix)
     return path, f"content checked (SHA-256, {time.perf_counter() - started:.1f} s)"
+
+
+def _onnx_note(folder: Path) -> str:
+    """An embedding model's ONNX export made (or found) and checked against torch, so its
+    first use loads no torch (providers/onnx_encoder.py)."""
+    from quizsmith.providers import onnx_encoder
+
+    started = time.perf_counter()
+    export, why = onnx_encoder.ensure_export(folder)
+    if export is None:
+        return f"runs with torch: {why}"
+    return f"runs with onnxruntime: {why} ({time.perf_counter() - started:.1f} s)"
 
 
 # -- after an answer that looks damaged ----------------------------------------------------------
