@@ -8,10 +8,12 @@ user's cache on first start.
 `quizsmith-app --cli ARGS...` runs the command line instead (`--cli models` lists the bundled
 models: a quick check of a build). `quizsmith-app --native-check MODEL.gguf` is the child
 process of the llama.cpp check (providers/native_check.py): one short completion.
-`quizsmith-app --model-host` is the model host (providers/host_server.py), the child process
-that runs the local models for the app. With QUIZSMITH_SMOKE_TEST=1 the app quits with exit code 0
-as soon as its main window is shown (exit 4 if none is shown within
-QUIZSMITH_SMOKE_TIMEOUT_S seconds, default 120): packaging/smoke_test.sh uses this.
+`quizsmith-app --onnx-export FOLDER TARGET` is the child that exports the embedding model
+(providers/onnx_encoder.py). `quizsmith-app --model-host` is the model host
+(providers/host_server.py), the child process that runs the local models for the app. With
+QUIZSMITH_SMOKE_TEST=1 the app quits with exit code 0 as soon as its main window is shown
+(exit 4 if none is shown within QUIZSMITH_SMOKE_TIMEOUT_S seconds, default 120):
+packaging/smoke_test.sh uses this.
 """
 
 from __future__ import annotations
@@ -83,6 +85,11 @@ def main() -> int:
         from quizsmith.providers.native_check import child_main
 
         return child_main(args[1])
+    if args[:1] == ["--onnx-export"] and len(args) == 3:
+        # The child of providers/onnx_encoder.py: the embedding model exported and checked.
+        from quizsmith.providers.onnx_encoder import main as export_main
+
+        return export_main(args[1:])
     if args[:1] == ["--model-host"]:
         # The model host (providers/host_server.py): the child that runs the local models.
         from quizsmith.providers.host_server import main as host_main

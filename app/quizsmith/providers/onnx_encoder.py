@@ -74,6 +74,13 @@ def export_path(folder: Path) -> Path:
     return paths.cache_dir() / "models" / "onnx" / f"{folder.name}-{digest.hexdigest()[:16]}.onnx"
 
 
+def export_command() -> list[str]:
+    """How to start the export child: the frozen app takes `--onnx-export` (packaging/)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--onnx-export"]
+    return [sys.executable, "-m", __name__]
+
+
 def ensure_export(folder: Path) -> tuple[Path | None, str]:
     """The folder's checked export, made in a child process if there is none yet; (None, why)
     where it cannot be made (the caller runs torch instead)."""
@@ -84,7 +91,7 @@ def ensure_export(folder: Path) -> tuple[Path | None, str]:
         if target.exists():
             return target, "exported before"
         target.parent.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", __name__, str(folder), str(target)]
+        command = [*export_command(), str(folder), str(target)]
         try:
             done = subprocess.run(
                 command, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_S, check=False
