@@ -31,7 +31,7 @@ def test_help_is_fast_and_imports_no_heavy_library() -> None:
     started = time.perf_counter()
     result = run("--help")
     assert result.returncode == 0 and "models" in result.stdout
-    heavy = ("torch", "transformers", "llama_cpp", "PySide6", "docx", "httpx")
+    heavy = ("torch", "transformers", "onnxruntime", "llama_cpp", "PySide6", "docx", "httpx")
     code = (
         "import sys, quizsmith.cli; quizsmith.cli.build_parser(); "
         f"print(sorted(m for m in {heavy!r} if m in sys.modules))"

@@ -117,3 +117,10 @@ def test_the_export_path_follows_the_model_files(tmp_path: Path) -> None:
     assert onnx_encoder.export_path(folder) == first
     (folder / "model.safetensors").write_bytes(b"123456")
     assert onnx_encoder.export_path(folder) != first
+
+
+def test_the_frozen_app_exports_through_its_own_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert onnx_encoder.export_command() == [sys.executable, "--onnx-export"]
+    monkeypatch.setattr(sys, "frozen", False)
+    assert onnx_encoder.export_command()[1:] == ["-m", "quizsmith.providers.onnx_encoder"]
