@@ -30,8 +30,23 @@ def _model_status(model: catalog.CatalogModel, prepare: bool) -> str:
             path, done = catalog.locate(model, assemble=False), ""
     except QuizsmithError as exc:
         return f"not ready: {exc}"
+    if not done and model.backend == "hf":
+        done = _embedding_runtime(path)
     note = f"\n  {'':<24} {done}" if done else ""
     return f"ok ({path}){_which_file(model, path)}{note}"
+
+
+def _embedding_runtime(folder: object) -> str:
+    """Which runtime an embedding model's next load takes (providers/onnx_encoder.py)."""
+    from pathlib import Path
+
+    from quizsmith.providers import onnx_encoder
+
+    if not onnx_encoder.available():
+        return "runs with torch (onnxruntime is not installed)"
+    if onnx_encoder.export_path(Path(str(folder))).exists():
+        return "runs with onnxruntime (its checked ONNX export is made)"
+    return "runs with onnxruntime once exported (quizsmith models --prepare, or the first use)"
 
 
 def _which_file(model: catalog.CatalogModel, path: object) -> str:

@@ -124,3 +124,21 @@ def test_the_frozen_app_exports_through_its_own_entry(monkeypatch: pytest.Monkey
     assert onnx_encoder.export_command() == [sys.executable, "--onnx-export"]
     monkeypatch.setattr(sys, "frozen", False)
     assert onnx_encoder.export_command()[1:] == ["-m", "quizsmith.providers.onnx_encoder"]
+
+
+def test_quizsmith_models_says_which_runtime_the_embedding_model_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quizsmith.modelreport import _embedding_runtime
+
+    monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    assert "once exported" in _embedding_runtime(folder)
+    made = onnx_encoder.export_path(folder)
+    made.parent.mkdir(parents=True)
+    made.write_bytes(b"onnx")
+    assert "export is made" in _embedding_runtime(folder)
+    monkeypatch.setattr(onnx_encoder, "available", lambda: False)
+    assert _embedding_runtime(folder).startswith("runs with torch")
