@@ -142,3 +142,18 @@ def test_quizsmith_models_says_which_runtime_the_embedding_model_takes(
     assert "export is made" in _embedding_runtime(folder)
     monkeypatch.setattr(onnx_encoder, "available", lambda: False)
     assert _embedding_runtime(folder).startswith("runs with torch")
+
+
+def test_prepare_makes_a_damaged_export_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quizsmith.providers import catalog, model_files
+
+    monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(tmp_path))
+    model = catalog.find("all-minilm-l6-v2", catalog.load_catalog())
+    damaged = onnx_encoder.export_path(catalog.locate(model))
+    damaged.parent.mkdir(parents=True)
+    damaged.write_bytes(b"\x08\x07 truncated")
+    _, note = model_files.prepare(model)
+    assert note.startswith("runs with onnxruntime: exported and checked against torch")
+    assert damaged.stat().st_size > 1_000_000

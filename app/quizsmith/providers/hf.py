@@ -84,17 +84,10 @@ class TorchEncoder:
 
 def _onnx(folder: Path, max_length: int) -> Encoder | None:
     """The folder's checked ONNX export run by onnxruntime, or None (why is logged)."""
-    for _attempt in (1, 2):
-        export, why = onnx_encoder.ensure_export(folder)
-        if export is None:
-            log.warning("Embeddings run with torch: %s.", why)
-            return None
-        try:
-            return onnx_encoder.OnnxEncoder(folder, export, max_length)
-        except Exception as exc:  # onnxruntime raises its own classes for a damaged file
-            log.warning("The ONNX export %s could not be loaded (%s); made again.", export, exc)
-            onnx_encoder.forget_export(export)
-    return None
+    encoder, why = onnx_encoder.load_encoder(folder, max_length)
+    if encoder is None:
+        log.warning("Embeddings run with torch: %s.", why)
+    return encoder
 
 
 def _load(folder: Path, max_length: int) -> tuple[Encoder, threading.Lock, str]:

@@ -110,6 +110,23 @@ def forget_export(path: Path) -> None:
         path.unlink()
 
 
+def load_encoder(folder: Path, max_length: int) -> tuple[OnnxEncoder | None, str]:
+    """The folder's export loaded (made first where there is none; made again once where
+    onnxruntime cannot load it), or (None, why)."""
+    why = ""
+    for _attempt in (1, 2):
+        export, why = ensure_export(folder)
+        if export is None:
+            return None, why
+        try:
+            return OnnxEncoder(folder, export, max_length), why
+        except Exception as exc:  # onnxruntime raises its own classes for a damaged file
+            log.warning("The ONNX export %s could not be loaded (%s); made again.", export, exc)
+            forget_export(export)
+            why = f"its export could not be loaded ({exc})"
+    return None, why
+
+
 class OnnxEncoder:
     """A BERT-style encoder's last hidden state from its ONNX export."""
 
