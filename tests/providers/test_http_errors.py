@@ -318,7 +318,9 @@ def _echo_user_message(seen: Seen) -> Reply:
 
 def test_chat_many_keeps_order_and_at_most_max_concurrency_in_flight(fake: FakeServer) -> None:
     fake.replies = [_echo_user_message]
-    provider = _openai(fake, max_concurrency=2)
+    # A generous deadline: a reply held 0.2 s could pass 0.5 s on a loaded machine, and a
+    # retried call leaves the abandoned one in flight on the server (a third at once).
+    provider = _openai(fake, max_concurrency=2, timeout_s=5.0)
     requests = [{"messages": [Message("user", f"q{i}")], "max_tokens": 5} for i in range(6)]
     started = time.monotonic()
     results = provider.chat_many(requests)
@@ -330,7 +332,9 @@ def test_chat_many_keeps_order_and_at_most_max_concurrency_in_flight(fake: FakeS
 
 def test_the_client_bounds_concurrency_for_any_number_of_threads(fake: FakeServer) -> None:
     fake.replies = [_echo_user_message]
-    provider = _openai(fake, max_concurrency=2)
+    # A generous deadline: a reply held 0.2 s could pass 0.5 s on a loaded machine, and a
+    # retried call leaves the abandoned one in flight on the server (a third at once).
+    provider = _openai(fake, max_concurrency=2, timeout_s=5.0)
     with ThreadPoolExecutor(max_workers=6) as pool:
         texts = list(pool.map(lambda i: provider.chat([Message("user", f"t{i}")]).text, range(6)))
     assert texts == [f"t{i}" for i in range(6)]
