@@ -29,6 +29,14 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hf, "_loaded", {})
 
 
+def _fake_folder(parent: Path) -> Path:
+    """A folder that looks like a transformers model (a config) and holds none."""
+    folder = parent / "model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    return folder
+
+
 def _bundled_folder() -> Path:
     from quizsmith.providers import catalog
 
@@ -86,9 +94,7 @@ def test_a_failed_export_leaves_no_file_and_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(tmp_path / "cache"))
-    not_a_model = tmp_path / "model"
-    not_a_model.mkdir()
-    (not_a_model / "config.json").write_text("{}")
+    not_a_model = _fake_folder(tmp_path)
     export, why = onnx_encoder.ensure_export(not_a_model)
     assert export is None and why.startswith("the export failed")
     assert not list((tmp_path / "cache").rglob("*.onnx*"))
@@ -107,9 +113,7 @@ def test_without_onnxruntime_the_model_runs_with_torch(
 
 
 def test_the_export_path_follows_the_model_files(tmp_path: Path) -> None:
-    folder = tmp_path / "model"
-    folder.mkdir()
-    (folder / "config.json").write_text("{}")
+    folder = _fake_folder(tmp_path)
     (folder / "model.safetensors").write_bytes(b"1234")
     first = onnx_encoder.export_path(folder)
     assert first == onnx_encoder.export_path(folder)
@@ -132,9 +136,7 @@ def test_quizsmith_models_says_which_runtime_the_embedding_model_takes(
     from quizsmith.modelreport import _embedding_runtime
 
     monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(tmp_path / "cache"))
-    folder = tmp_path / "model"
-    folder.mkdir()
-    (folder / "config.json").write_text("{}")
+    folder = _fake_folder(tmp_path)
     assert "once exported" in _embedding_runtime(folder)
     made = onnx_encoder.export_path(folder)
     made.parent.mkdir(parents=True)
