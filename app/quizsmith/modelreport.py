@@ -44,7 +44,11 @@ def _embedding_runtime(folder: object) -> str:
 
     if not onnx_encoder.available():
         return "runs with torch (onnxruntime is not installed)"
-    if onnx_encoder.export_path(Path(str(folder))).exists():
+    try:
+        made = onnx_encoder.export_path(Path(str(folder))).exists()
+    except OSError as exc:
+        return f"runs with torch (no place for its ONNX export: {exc})"
+    if made:
         return "runs with onnxruntime (its checked ONNX export is made)"
     return "runs with onnxruntime once exported (quizsmith models --prepare, or the first use)"
 

@@ -159,3 +159,13 @@ def test_prepare_makes_a_damaged_export_again(
     _, note = model_files.prepare(model)
     assert note.startswith("runs with onnxruntime: exported and checked against torch")
     assert damaged.stat().st_size > 1_000_000
+
+
+def test_a_cache_folder_that_cannot_be_written_leaves_torch_in_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "cache"
+    blocked.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("QUIZSMITH_CACHE_DIR", str(blocked))
+    export, why = onnx_encoder.ensure_export(_fake_folder(tmp_path))
+    assert export is None and why.startswith("no place for the export")

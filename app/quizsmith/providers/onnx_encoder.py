@@ -86,13 +86,16 @@ def ensure_export(folder: Path) -> tuple[Path | None, str]:
     where it cannot be made (the caller runs torch instead)."""
     if not available():
         return None, "onnxruntime or tokenizers is not installed"
-    target = export_path(folder)
+    try:
+        target = export_path(folder)
+    except OSError as exc:  # the cache folder cannot be made, or the model folder read
+        return None, f"no place for the export ({exc})"
     with _exports_lock:
         if target.exists():
             return target, "exported before"
-        target.parent.mkdir(parents=True, exist_ok=True)
         command = [*export_command(), str(folder), str(target)]
         try:
+            target.parent.mkdir(parents=True, exist_ok=True)
             done = subprocess.run(
                 command, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_S, check=False
             )
@@ -220,6 +223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(args) != 2:
         print("usage: python -m quizsmith.providers.onnx_encoder FOLDER TARGET", file=sys.stderr)
         return 2
+    # Nothing may reach a model hub: the folder holds everything the export reads.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     diff = _export(Path(args[0]), Path(args[1]))
     print(f"exported; largest difference from torch {diff:.2e}")
     return 0
