@@ -45,11 +45,13 @@ def _embedding_runtime(folder: object) -> str:
     if not onnx_encoder.available():
         return "runs with torch (onnxruntime is not installed)"
     try:
-        made = onnx_encoder.export_path(Path(str(folder))).exists()
+        export = onnx_encoder.export_path(Path(str(folder)))
     except OSError as exc:
         return f"runs with torch (no place for its ONNX export: {exc})"
-    if made:
+    if export.exists():
         return "runs with onnxruntime (its checked ONNX export is made)"
+    if onnx_encoder.failure_path(export).exists():
+        return "runs with torch (its ONNX export failed; quizsmith models --prepare tries again)"
     return "runs with onnxruntime once exported (quizsmith models --prepare, or the first use)"
 
 

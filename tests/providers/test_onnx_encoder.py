@@ -98,6 +98,20 @@ def test_a_failed_export_leaves_no_file_and_says_why(
     export, why = onnx_encoder.ensure_export(not_a_model)
     assert export is None and why.startswith("the export failed")
     assert not list((tmp_path / "cache").rglob("*.onnx*"))
+    # The next start does not spend a child process on it again; --prepare does.
+    children: list[list[str]] = []
+    real_run = subprocess.run
+
+    def counted(command: list[str], **kwargs: object) -> object:
+        children.append(command)
+        return real_run(command, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(onnx_encoder.subprocess, "run", counted)
+    export, again = onnx_encoder.ensure_export(not_a_model)
+    assert export is None and again.startswith(why) and "--prepare" in again
+    assert children == []
+    onnx_encoder.ensure_export(not_a_model, retry=True)
+    assert len(children) == 1
 
 
 def test_without_onnxruntime_the_model_runs_with_torch(
@@ -140,6 +154,8 @@ def test_quizsmith_models_says_which_runtime_the_embedding_model_takes(
     assert "once exported" in _embedding_runtime(folder)
     made = onnx_encoder.export_path(folder)
     made.parent.mkdir(parents=True)
+    onnx_encoder.failure_path(made).write_text("the export failed (no network)")
+    assert "export failed" in _embedding_runtime(folder)
     made.write_bytes(b"onnx")
     assert "export is made" in _embedding_runtime(folder)
     monkeypatch.setattr(onnx_encoder, "available", lambda: False)

@@ -40,12 +40,18 @@ _loaded_lock = threading.Lock()
 BATCH = 32
 
 
+def keep_hub_offline() -> None:
+    """Before transformers is imported: nothing may reach a model hub (the folder holds
+    everything a model reads)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
 class TorchEncoder:
     """The folder's model through transformers and torch (where no export can be made)."""
 
     def __init__(self, folder: Path, max_length: int) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        keep_hub_offline()
         try:
             import torch
             from transformers import AutoModel, AutoTokenizer

@@ -117,8 +117,9 @@ def _onnx_note(folder: Path) -> str:
     from quizsmith.providers import onnx_encoder
 
     started = time.perf_counter()
-    # Loaded once here, so a damaged export is made again at install, not at first use.
-    encoder, why = onnx_encoder.load_encoder(folder, max_length=256)
+    # Loaded once here, so a damaged export is made again at install, not at first use; an
+    # export that failed before is tried again.
+    encoder, why = onnx_encoder.load_encoder(folder, max_length=256, retry=True)
     if encoder is None:
         return f"runs with torch: {why}"
     return f"runs with onnxruntime: {why} ({time.perf_counter() - started:.1f} s)"

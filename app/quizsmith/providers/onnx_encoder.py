@@ -81,18 +81,30 @@ def export_command() -> list[str]:
     return [sys.executable, "-m", __name__]
 
 
-def ensure_export(folder: Path) -> tuple[Path | None, str]:
+def failure_path(export: Path) -> Path:
+    """Where a failed export's reason is kept, so the next start does not try again."""
+    return export.with_suffix(".failed")
+
+
+def ensure_export(folder: Path, *, retry: bool = False) -> tuple[Path | None, str]:
     """The folder's checked export, made in a child process if there is none yet; (None, why)
-    where it cannot be made (the caller runs torch instead)."""
+    where it cannot be made (the caller runs torch instead). A failed export is tried once
+    per model files (its reason is kept beside it): every start of the model host would
+    otherwise spend the child's seconds on it again. `retry` (`quizsmith models --prepare`)
+    tries again."""
     if not available():
         return None, "onnxruntime or tokenizers is not installed"
     try:
         target = export_path(folder)
     except OSError as exc:  # the cache folder cannot be made, or the model folder read
         return None, f"no place for the export ({exc})"
+    failed = failure_path(target)
     with _exports_lock:
         if target.exists():
             return target, "exported before"
+        if failed.exists() and not retry:
+            reason = failed.read_text(encoding="utf-8", errors="replace").strip()
+            return None, f"{reason}; `quizsmith models --prepare` tries again"
         command = [*export_command(), str(folder), str(target)]
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -100,11 +112,18 @@ def ensure_export(folder: Path) -> tuple[Path | None, str]:
                 command, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_S, check=False
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return None, f"the export did not finish: {exc}"
+            return None, _remember_failure(failed, f"the export did not finish: {exc}")
         if done.returncode != 0 or not target.exists():
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-            return None, f"the export failed ({tail[0]})"
+            return None, _remember_failure(failed, f"the export failed ({tail[0]})")
+        failed.unlink(missing_ok=True)
         return target, "exported and checked against torch"
+
+
+def _remember_failure(failed: Path, reason: str) -> str:
+    with contextlib.suppress(OSError):
+        failed.write_text(reason, encoding="utf-8")
+    return reason
 
 
 def forget_export(path: Path) -> None:
@@ -113,12 +132,14 @@ def forget_export(path: Path) -> None:
         path.unlink()
 
 
-def load_encoder(folder: Path, max_length: int) -> tuple[OnnxEncoder | None, str]:
+def load_encoder(
+    folder: Path, max_length: int, *, retry: bool = False
+) -> tuple[OnnxEncoder | None, str]:
     """The folder's export loaded (made first where there is none; made again once where
-    onnxruntime cannot load it), or (None, why)."""
+    onnxruntime cannot load it), or (None, why). `retry`: as for `ensure_export`."""
     why = ""
     for _attempt in (1, 2):
-        export, why = ensure_export(folder)
+        export, why = ensure_export(folder, retry=retry)
         if export is None:
             return None, why
         try:
@@ -223,9 +244,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(args) != 2:
         print("usage: python -m quizsmith.providers.onnx_encoder FOLDER TARGET", file=sys.stderr)
         return 2
-    # Nothing may reach a model hub: the folder holds everything the export reads.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from quizsmith.providers.hf import keep_hub_offline
+
+    keep_hub_offline()
     diff = _export(Path(args[0]), Path(args[1]))
     print(f"exported; largest difference from torch {diff:.2e}")
     return 0
