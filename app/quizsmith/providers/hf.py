@@ -11,7 +11,6 @@ nothing can reach a hub.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,18 +39,11 @@ _loaded_lock = threading.Lock()
 BATCH = 32
 
 
-def keep_hub_offline() -> None:
-    """Before transformers is imported: nothing may reach a model hub (the folder holds
-    everything a model reads)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-
-
 class TorchEncoder:
     """The folder's model through transformers and torch (where no export can be made)."""
 
     def __init__(self, folder: Path, max_length: int) -> None:
-        keep_hub_offline()
+        onnx_encoder.keep_hub_offline()
         try:
             import torch
             from transformers import AutoModel, AutoTokenizer

@@ -55,6 +55,13 @@ EXPORT_TIMEOUT_S = 600.0
 _exports_lock = threading.Lock()
 
 
+def keep_hub_offline() -> None:
+    """Before transformers is imported (here and in providers/hf.py): nothing may reach a
+    model hub; the folder holds everything a model reads."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
 def available() -> bool:
     """Whether onnxruntime and tokenizers can be imported (the `hf` extra installs both)."""
     import importlib.util
@@ -244,8 +251,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(args) != 2:
         print("usage: python -m quizsmith.providers.onnx_encoder FOLDER TARGET", file=sys.stderr)
         return 2
-    from quizsmith.providers.hf import keep_hub_offline
-
     keep_hub_offline()
     diff = _export(Path(args[0]), Path(args[1]))
     print(f"exported; largest difference from torch {diff:.2e}")
