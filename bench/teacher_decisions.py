@@ -122,7 +122,9 @@ def fill(args: argparse.Namespace) -> None:
         profile, found = "standard", records()
     done = per_item_results(RESULTS, "key")
     ctx = MetricContext(settings=Settings(profile=profile, n_threads=1), seed=0)
-    metric = get("signals")()
+    # Every signal, the light models' likelihoods too (the standard estimate reads none, the
+    # light one does, and both are measured on these rows).
+    metric = get("signals")(every_signal=True)
     found = in_run_order(found, lambda r: r.group)
     todo = [r for i, r in enumerate(found) if i % n == k and r.key not in done]
     print(f"shard {k}/{n}: {len(todo)} to read", file=sys.stderr)
@@ -194,7 +196,7 @@ def with_qgeval_reader(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     no reader values (missing, as for an item the reader could not score)."""
     readings = Path(__file__).parents[1] / "packaging/estimators/standard_reader_items.jsonl"
     reader = per_item_results(readings, "key")
-    passages = json.loads((SHARED / "qgeval" / "instances.json").read_text(encoding="utf-8"))
+    passages = json.loads((SHARED / "data" / "qgeval" / "instances.json").read_text(encoding="utf-8"))
     index = {
         (str(p["id"]), q["prediction"]): f"{p['id']}#{i}"
         for p in passages

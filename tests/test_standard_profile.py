@@ -1,6 +1,7 @@
 """The standard profile on the real Qwen2.5-Coder-1.5B-Instruct (issue 26): the profile
 switch loads it with the papers' chat prompts, it writes an item, NACo scores one with the
-appendix A.2 prompt, and the overall estimate still reads the light models' signals.
+appendix A.2 prompt, and the overall estimate reads the 1.5B reader (the light models only
+for a live chip's quick estimate).
 
 Kept short for 2 cores: one item, one score, one thread each for the small models' share.
 """
@@ -155,8 +156,9 @@ def test_naco_scores_with_the_papers_prompt_on_the_1_5b_model(standard: Settings
 
 
 def test_the_overall_estimate_on_standard_reads_the_1_5b_reader(standard: Settings) -> None:
-    """The standard model (resources/overall_model_standard.joblib) reads the light models'
-    likelihood signals and the 1.5B model's reading of the passage, and says why."""
+    """The standard model (resources/overall_model_standard.joblib) reads the 1.5B model's
+    reading of the passage, and says why; the light models read only for a live chip's quick
+    estimate."""
     from quizsmith.quality.metric import OverallMetric
     from quizsmith.quality.reader import KEY_UNLIKELY_BELOW
 
@@ -175,7 +177,9 @@ def test_the_overall_estimate_on_standard_reads_the_1_5b_reader(standard: Settin
     assert signals["reader_f1"] == 1.0  # it answers "evaporation", the key
     assert "evaporation" in result.evidence["signals_evidence"]["reader_answer"].lower()
     assert signals["reader_key_lp"] <= 0.0
-    assert result.evidence["reasons"] and metric.chip_reason(result)
+    # The quick estimate's light signals were read, though the standard model reads none.
+    assert signals["key_share"] is not None
+    assert result.value is not None and result.value >= 0.6
     assert not [f for f in metric.flags(result, {}) if f.code == "reader-differs"]
 
     wrong = _item()
@@ -183,6 +187,11 @@ def test_the_overall_estimate_on_standard_reads_the_1_5b_reader(standard: Settin
     wrong.options = [Option(t, t == "melting", i) for i, t in enumerate(["melting", "rain"])]
     flagged = metric.score(wrong, MetricContext(settings=standard))
     assert flagged.scored and flagged.evidence["signals"]["reader_f1"] == 0.0
+    assert flagged.value is not None and flagged.value < result.value
+    # Why: the reader's reading comes first among the reasons a teacher reads.
+    reasons = flagged.evidence["reasons"]
+    assert reasons and reasons[0]["feature"] in ("sig.reader_f1", "sig.reader_key_lp")
+    assert "model that reads the passage" in str(metric.chip_reason(flagged))
     # Read as the reply in the reader's chat, the right key is the likelier one.
     assert flagged.evidence["signals"]["reader_key_lp"] < signals["reader_key_lp"]
     # The reader answers otherwise and finds "melting" unlikely: a warning (measured out of
@@ -211,3 +220,35 @@ def test_without_its_own_model_the_standard_profile_says_it_uses_the_light_one(
     assert result.model_config["signals_from"] == "light"
     assert "no overall model has been fitted for the standard profile" in result.evidence["note"]
     assert result.evidence["signals"].get("reader_f1") is None
+
+
+def test_scoring_a_question_on_standard_asks_no_light_model(
+    standard: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ranking and scoring a generated question (no live chip listening) never reads the
+    light models' likelihoods, which the standard model does not read: a quiz does without
+    loading them. A bench asking for every signal still gets them."""
+    from quizsmith.quality import metric as quality_metric
+    from quizsmith.quality.metric import OverallMetric, SignalsMetric
+
+    real_reader = quality_metric._reader
+
+    def no_light_model(ctx: MetricContext):
+        raise AssertionError("a light model was asked")
+
+    monkeypatch.setattr(quality_metric, "_reader", no_light_model)
+    ctx = MetricContext(settings=standard)
+    result = OverallMetric().score(_item(), ctx)
+    assert result.scored, result.not_scored_reason
+    signals = result.evidence["signals"]
+    assert all(signals[name] is None for name in quality_metric.LIKELIHOOD_SIGNALS)
+    assert signals["reader_f1"] == 1.0 and signals["cos_q_key"] is not None
+    read = SignalsMetric().score(_item(), ctx)
+    assert read.scored and read.model_config["reader"] is None
+    # Its headline is then the reader's agreement with the key.
+    assert read.value == read.values["reader_f1"] == 1.0
+
+    monkeypatch.setattr(quality_metric, "_reader", real_reader)
+    every = SignalsMetric(every_signal=True).score(_item(), ctx)
+    assert every.scored and every.values["key_lp"] is not None
+    assert 0.0 <= float(every.value or 0.0) <= 1.0

@@ -193,3 +193,35 @@ def test_cached_overall_results_from_before_the_option_checks_are_not_reused(
     before = quality_metric.OverallMetric().cache_identity(ctx)
     assert now != before
     assert now["model"] == before["model"]  # the same model file: only the evidence differs
+
+
+def test_the_light_likelihoods_are_read_only_where_the_estimate_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shipped standard model reads none of the light models' likelihood signals, so the
+    standard profile skips them; a refit (or a model of unknown features) that reads them,
+    and the light profile, get them."""
+    from quizsmith.quality import metric as quality_metric
+    from quizsmith.quality import overall_model
+    from quizsmith.settings import Settings
+
+    shipped = json.loads(shipped_model_path("standard").with_suffix(".json").read_text())
+    assert not {f"sig.{n}" for n in quality_metric.LIKELIHOOD_SIGNALS} & set(
+        shipped["used_features"]
+    )
+    standard = MetricContext(settings=Settings(profile="standard"))
+    light = MetricContext(settings=Settings(profile="light"))
+    monkeypatch.setattr(quality_metric, "_reads_answers", lambda ctx: ctx is standard)
+    for used, expected in (
+        (frozenset(shipped["used_features"]), False),
+        (frozenset({"sig.reader_f1", "sig.key_share"}), True),
+        (None, True),
+    ):
+        monkeypatch.setattr(overall_model, "features_of_active_model", lambda p, u=used: u)
+        assert quality_metric._reads_likelihoods(standard) is expected
+        assert quality_metric._reads_likelihoods(light) is True
+    monkeypatch.setattr(
+        overall_model, "features_of_active_model", lambda p: frozenset(shipped["used_features"])
+    )
+    assert quality_metric.signals_config(standard)["reader"] is None
+    assert quality_metric.signals_config(light)["reader"] is not None

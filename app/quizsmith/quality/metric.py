@@ -24,7 +24,11 @@ reads the passage and answers (`quality/reader.py`): its answer's F1 with the ke
 key's likelihood are the reader signals, which the standard model reads and the light one
 does not. Until then the standard profile is estimated from the light signals alone and
 says so in its evidence. While the reader reads, a live chip is told the light model's quick
-estimate on the signals read so far (`quality/quick_estimate.py`).
+estimate on the signals read so far (`quality/quick_estimate.py`). The shipped standard
+model reads none of the light models' likelihoods (`LIKELIHOOD_SIGNALS`; refitted without
+them, `_reads_likelihoods`): there the light models read only for that quick estimate, so
+ranking and scoring a generated quiz's questions never load them (about 200 MiB and three
+calls an item; true/false and fill-in-the-blank estimates still read the light reader).
 
 Why this module is long: the two metrics share the signals' reading (which models, the
 cache identity, the hook for the quick estimate) and are kept side by side so that the
@@ -54,7 +58,13 @@ from quizsmith.quality.reader import (
     reader_flag,
     reader_signals,
 )
-from quizsmith.quality.signals import SIGNALS, SIGNALS_VERSION, compute_signals, item_fingerprint
+from quizsmith.quality.signals import (
+    LIKELIHOOD_SIGNALS,
+    SIGNALS,
+    SIGNALS_VERSION,
+    compute_signals,
+    item_fingerprint,
+)
 from quizsmith.settings import MULTI_ROLES
 
 #: Receives the likelihood signals' values while the reader signals are still to come.
@@ -118,11 +128,27 @@ def _fluency_model(ctx: MetricContext) -> Provider | None:
     return provider if provider.can_logprob else None
 
 
+def _reads_likelihoods(ctx: MetricContext) -> bool:
+    """Whether the profile's overall estimate reads the light models' likelihood signals:
+    every model does but the standard profile's since session 27's refit (without them it
+    read QGEval out of fold at r 0.459 against 0.474, teachers' decisions at 0.081 against
+    0.076, docs/evaluation.md), which spares a quiz the light models' memory and calls.
+    Unknown (no readable sidecar) counts as reading them."""
+    from quizsmith.quality.overall_model import features_of_active_model
+
+    if not _reads_answers(ctx):
+        return True
+    used = features_of_active_model(ctx.settings.profile)
+    return used is None or any(f"sig.{name}" in used for name in LIKELIHOOD_SIGNALS)
+
+
 def signals_config(ctx: MetricContext) -> dict[str, Any]:
-    reader = _reader(ctx)
-    fluency = _fluency_model(ctx)
+    """The models the signals an estimate reads come from (what a cached result must match);
+    no light models where the estimate reads none of their likelihoods."""
+    reader = _reader(ctx) if _reads_likelihoods(ctx) else None
+    fluency = _fluency_model(ctx) if reader is not None else None
     config = {
-        "reader": reader.info.label(),
+        "reader": reader.info.label() if reader else None,
         "fluency": fluency.info.label() if fluency else None,
         "version": SIGNALS_VERSION,
     }
@@ -143,7 +169,9 @@ class SignalsMetric(Metric):
     title: ClassVar[str] = "Signals"
     description: ClassVar[str] = (
         "How clearly a model reading the passage picks the key among the passage's candidate "
-        "answers (0-1), with the other cheap signals the overall estimate uses."
+        "answers (0-1; where the overall estimate reads no light model, how closely the "
+        "reader's own answer matches the key), with the other cheap signals the overall "
+        "estimate uses."
     )
     needs_passage: ClassVar[bool] = True
     # A question and its answer; a true/false statement or a cloze sentence gets the reader
@@ -157,10 +185,15 @@ class SignalsMetric(Metric):
     subscores: ClassVar[tuple[str, ...]] = ALL_SIGNALS
     feature_names: ClassVar[tuple[str, ...]] = tuple(f"sig.{name}" for name in ALL_SIGNALS)
 
-    def __init__(self, likelihoods_read: LikelihoodsRead | None = None) -> None:
+    def __init__(
+        self, likelihoods_read: LikelihoodsRead | None = None, *, every_signal: bool = False
+    ) -> None:
         #: Told the likelihood signals as soon as they are read, before the slower 1.5B
         #: reader's (the overall chip's quick estimate, quality/quick_estimate.py).
         self.likelihoods_read = likelihoods_read
+        #: Read the light models' likelihoods even where the estimate reads none (a bench
+        #: that measures every signal, bench/teacher_decisions.py).
+        self.every_signal = every_signal
 
     @classmethod
     def features(cls, result: ScoreResult) -> dict[str, float | None]:
@@ -185,9 +218,8 @@ class SignalsMetric(Metric):
         return identity
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
-        reader = _reader(ctx)
         if item.type in type_estimate.TYPES:
-            values, evidence = type_estimate.type_signals(item, reader, ctx)
+            values, evidence = type_estimate.type_signals(item, _reader(ctx), ctx)
             return ScoreResult(
                 metric=self.name,
                 value=type_estimate.headline_signal(item.type, values),
@@ -195,7 +227,14 @@ class SignalsMetric(Metric):
                 evidence={**evidence, "item": item_fingerprint(item)},
                 model_config=signals_config(ctx),
             )
-        found = compute_signals(item, reader, _fluency_model(ctx), ctx.embedder())
+        # The light models' likelihoods where the estimate reads them, and where a live chip
+        # waits for the quick estimate made of them (the item editor on the standard profile).
+        likelihoods = (
+            self.every_signal or self.likelihoods_read is not None or _reads_likelihoods(ctx)
+        )
+        reader = _reader(ctx) if likelihoods else None
+        fluency = _fluency_model(ctx) if likelihoods else None
+        found = compute_signals(item, reader, fluency, ctx.embedder())
         answering = _answer_reader(ctx)
         if answering is not None:
             if self.likelihoods_read is not None:
@@ -205,6 +244,10 @@ class SignalsMetric(Metric):
             found.evidence["reader_answer"] = read.pop("reader_answer")
             found.values.update(read)
         share = found.values.get("key_share")
+        if not likelihoods:
+            # No light model read it: the headline is the 1.5B reader's agreement with the
+            # key (its answer's token F1), the same 0-1 "does a reader pick the key".
+            share = found.values.get("reader_f1")
         if share is None:
             # One candidate only (the key): the passage offered nothing else to choose.
             share = 1.0

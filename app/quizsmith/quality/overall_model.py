@@ -115,9 +115,9 @@ def load_active_model(profile: str | None = None) -> OverallModel:
     return kept[1]
 
 
-def metrics_read_by_active_model(profile: str | None = None) -> frozenset[str] | None:
-    """Which metrics' results the active model reads, from its JSON sidecar (cheap: no
-    scikit-learn import, so the GUI can ask while it lays out). None when that is unknown."""
+def features_of_active_model(profile: str | None = None) -> frozenset[str] | None:
+    """The features the active model reads, from its JSON sidecar (cheap: no scikit-learn
+    import, so the GUI can ask while it lays out). None when that is unknown."""
     sidecar = active_model_path(profile).with_suffix(".json")
     try:
         used = json.loads(sidecar.read_text(encoding="utf-8"))["used_features"]
@@ -125,7 +125,13 @@ def metrics_read_by_active_model(profile: str | None = None) -> frozenset[str] |
         return None
     if not isinstance(used, list) or not all(isinstance(f, str) for f in used):
         return None
-    return metrics_read(used)
+    return frozenset(used)
+
+
+def metrics_read_by_active_model(profile: str | None = None) -> frozenset[str] | None:
+    """Which metrics' results the active model reads (None when that is unknown)."""
+    used = features_of_active_model(profile)
+    return None if used is None else metrics_read(sorted(used))
 
 
 #: How a shipped model is rebuilt from its checked-in config (CONTRIBUTING.md, "Rebuilding the

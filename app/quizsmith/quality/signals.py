@@ -70,6 +70,18 @@ SIGNALS: tuple[str, ...] = (
     "cos_q_masked",
 )
 
+#: The signals the light models' likelihoods give (the passage reader's and the instruct
+#: model's): `compute_signals` without a reader leaves them out, for an overall model that
+#: reads none of them (the standard profile's, quality/metric.py).
+LIKELIHOOD_SIGNALS: tuple[str, ...] = (
+    "key_lp",
+    "key_gain_passage",
+    "key_gain_question",
+    "key_share",
+    "pick_f1",
+    "q_fluency",
+)
+
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[a-z]+)?")
 # KDA's list of words that are not "the key's words" (articles, question words, be/do...),
 # plus pronouns, which say nothing about what a question is about.
@@ -251,14 +263,14 @@ def likelihood_answer(
 
 def compute_signals(
     item: Item,
-    reader: Provider,
+    reader: Provider | None,
     fluency: Provider | None,
     embedder: Provider | None,
 ) -> Signals:
-    """All signals of one item. `reader`: a model with log-probs (the passage reader);
-    `fluency`: the instruct model (None: skipped); `embedder`: sentence embeddings (None:
-    the similarity signals are skipped). Provider errors propagate (the caller turns them
-    into "not scored: reason")."""
+    """All signals of one item. `reader`: a model with log-probs (the passage reader; None:
+    the `LIKELIHOOD_SIGNALS` are skipped, fluency too); `fluency`: the instruct model (None:
+    skipped); `embedder`: sentence embeddings (None: the similarity signals are skipped).
+    Provider errors propagate (the caller turns them into "not scored: reason")."""
     from quizsmith.generation.sentences import split_sentences
 
     passage = item.passage.text if item.passage else ""
@@ -279,15 +291,33 @@ def compute_signals(
         out.evidence["best_sentence"] = best[0]
     if embedder is not None:
         v["cos_q_key"], v["cos_q_masked"] = key_cosines(embedder, stem, key, sentences)
+    if reader is not None:
+        _likelihood_signals(out, reader, fluency, item, best)
+    for name in SIGNALS:
+        value = v.get(name)
+        # Every signal is listed; one that could not be computed (no embedder, no instruct
+        # model, a non-finite number) is None, which the overall model treats as missing.
+        v[name] = value if value is not None and math.isfinite(value) else None
+    return out
+
+
+def _likelihood_signals(
+    out: Signals, reader: Provider, fluency: Provider | None, item: Item, best: Sequence[str]
+) -> None:
+    """The item's `LIKELIHOOD_SIGNALS`, into `out` (`best`: the passage sentences nearest the
+    question, whose spans are candidate answers)."""
+    passage = item.passage.text if item.passage else ""
+    item_stem, key = item.stem.strip(), item.key.strip()
     block = text_block(passage)
-    choice = likelihood_answer(reader, passage, stem, key, distractors_of(item), best)
+    choice = likelihood_answer(reader, passage, item_stem, key, distractors_of(item), best)
     candidates, means = choice.candidates, choice.means
-    alone = reader.option_logprobs(f"Question: {stem}\nAnswer:", [" " + key])
+    alone = reader.option_logprobs(f"Question: {item_stem}\nAnswer:", [" " + key])
     neutral_prompt = f"{block}Question: {NEUTRAL_QUESTION}\nAnswer:"
     # The whole neutral prompt is the same for every item of a passage: kept as a prefix.
     neutral = reader.option_logprobs(
         neutral_prompt, [" " + key], reuse_prefix=(block, neutral_prompt)
     )
+    v = out.values
     key_lp = means[0]
     v["key_lp"] = key_lp
     v["key_gain_passage"] = key_lp - alone[0].mean
@@ -299,14 +329,8 @@ def compute_signals(
     ]
     out.evidence["picked"] = choice.picked
     if fluency is not None:
-        lp = fluency.option_logprobs(FLUENCY_PREFIX, [stem])
+        lp = fluency.option_logprobs(FLUENCY_PREFIX, [item_stem])
         v["q_fluency"] = lp[0].mean
-    for name in SIGNALS:
-        value = v.get(name)
-        # Every signal is listed; one that could not be computed (no embedder, no instruct
-        # model, a non-finite number) is None, which the overall model treats as missing.
-        v[name] = value if value is not None and math.isfinite(value) else None
-    return out
 
 
 def item_fingerprint(item: Item) -> str:
