@@ -196,7 +196,9 @@ def with_qgeval_reader(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     no reader values (missing, as for an item the reader could not score)."""
     readings = Path(__file__).parents[1] / "packaging/estimators/standard_reader_items.jsonl"
     reader = per_item_results(readings, "key")
-    passages = json.loads((SHARED / "data" / "qgeval" / "instances.json").read_text(encoding="utf-8"))
+    passages = json.loads(
+        (SHARED / "data" / "qgeval" / "instances.json").read_text(encoding="utf-8")
+    )
     index = {
         (str(p["id"]), q["prediction"]): f"{p['id']}#{i}"
         for p in passages

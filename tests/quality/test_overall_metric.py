@@ -225,3 +225,7 @@ def test_the_light_likelihoods_are_read_only_where_the_estimate_reads_them(
     )
     assert quality_metric.signals_config(standard)["reader"] is None
     assert quality_metric.signals_config(light)["reader"] is not None
+    # A cached result without them is no cache for a run that reads them.
+    assert SignalsMetric().cache_identity(standard)["likelihoods"] is False
+    assert "likelihoods" not in SignalsMetric(every_signal=True).cache_identity(standard)
+    assert "likelihoods" not in SignalsMetric().cache_identity(light)

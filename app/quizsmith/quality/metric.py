@@ -215,6 +215,10 @@ class SignalsMetric(Metric):
             # Only where reader signals are computed: the light profile's cached signals
             # stay valid when the reader's form changes.
             identity["reader_version"] = READER_VERSION
+        if not (self.every_signal or _reads_likelihoods(ctx)):
+            # Results without the light models' likelihoods are no cache for a model (a
+            # refit) or a run that reads them.
+            identity["likelihoods"] = False
         return identity
 
     def compute(self, item: Item, ctx: MetricContext) -> ScoreResult:
