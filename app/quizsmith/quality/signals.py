@@ -52,23 +52,6 @@ MAX_CANDIDATES = 6
 
 #: Bump when a signal's definition changes: cached signals are then computed afresh.
 SIGNALS_VERSION = 2  # 2: cos_q_key and cos_q_masked
-SIGNALS: tuple[str, ...] = (
-    "key_lp",
-    "key_gain_passage",
-    "key_gain_question",
-    "key_share",
-    "pick_f1",
-    "q_fluency",
-    "sim",
-    "key_in_sentence",
-    "overlap",
-    "key_in_stem",
-    "stem_words",
-    "is_question",
-    "wh_match",
-    "cos_q_key",
-    "cos_q_masked",
-)
 
 #: The signals the light models' likelihoods give (the passage reader's and the instruct
 #: model's): `compute_signals` without a reader leaves them out, for an overall model that
@@ -80,6 +63,19 @@ LIKELIHOOD_SIGNALS: tuple[str, ...] = (
     "key_share",
     "pick_f1",
     "q_fluency",
+)
+#: Every signal `compute_signals` lists (None where it could not be computed).
+SIGNALS: tuple[str, ...] = (
+    *LIKELIHOOD_SIGNALS,
+    "sim",
+    "key_in_sentence",
+    "overlap",
+    "key_in_stem",
+    "stem_words",
+    "is_question",
+    "wh_match",
+    "cos_q_key",
+    "cos_q_masked",
 )
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[a-z]+)?")
