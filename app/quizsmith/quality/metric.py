@@ -27,8 +27,9 @@ says so in its evidence. While the reader reads, a live chip is told the light m
 estimate on the signals read so far (`quality/quick_estimate.py`). The shipped standard
 model reads none of the light models' likelihoods (`LIKELIHOOD_SIGNALS`; refitted without
 them, `_reads_likelihoods`): there the light models read only for that quick estimate, so
-ranking and scoring a generated quiz's questions never load them (about 200 MiB and three
-calls an item; true/false and fill-in-the-blank estimates still read the light reader).
+ranking and scoring a generated quiz's questions never load them (Gemma 270M and SmolLM2:
+about 700 MiB of the model host, four calls an item; true/false and fill-in-the-blank
+estimates still read the light reader).
 
 Why this module is long: the two metrics share the signals' reading (which models, the
 cache identity, the hook for the quick estimate) and are kept side by side so that the
