@@ -8,7 +8,7 @@ names (evaluation/).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from quizsmith.domain import ScoreResult
@@ -62,7 +62,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def metrics_read(features: Sequence[str]) -> frozenset[str]:
+def metrics_read(features: Iterable[str]) -> frozenset[str]:
     """The metrics whose results these features come from (an unknown prefix names itself,
     so a caller never takes an unknown feature for a free one)."""
     sources = feature_sources()

@@ -234,9 +234,8 @@ class SignalsMetric(Metric):
             )
         # The light models' likelihoods where the estimate reads them, and where a live chip
         # waits for the quick estimate made of them (the item editor on the standard profile).
-        likelihoods = (
-            self.every_signal or self.likelihoods_read is not None or _reads_likelihoods(ctx)
-        )
+        estimate_reads = _reads_likelihoods(ctx)
+        likelihoods = estimate_reads or self.every_signal or self.likelihoods_read is not None
         reader = _reader(ctx) if likelihoods else None
         fluency = _fluency_model(ctx) if likelihoods else None
         found = compute_signals(item, reader, fluency, ctx.embedder())
@@ -249,9 +248,10 @@ class SignalsMetric(Metric):
             found.evidence["reader_answer"] = read.pop("reader_answer")
             found.values.update(read)
         share = found.values.get("key_share")
-        if not likelihoods:
-            # No light model read it: the headline is the 1.5B reader's agreement with the
-            # key (its answer's token F1), the same 0-1 "does a reader pick the key".
+        if not estimate_reads:
+            # The estimate reads no light model: the headline is the 1.5B reader's agreement
+            # with the key (its answer's token F1), the same 0-1 "does a reader pick the key",
+            # whoever asked (the editor's quick estimate reads the light models too).
             share = found.values.get("reader_f1")
         if share is None:
             # One candidate only (the key): the passage offered nothing else to choose.

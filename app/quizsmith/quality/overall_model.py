@@ -131,7 +131,7 @@ def features_of_active_model(profile: str | None = None) -> frozenset[str] | Non
 def metrics_read_by_active_model(profile: str | None = None) -> frozenset[str] | None:
     """Which metrics' results the active model reads (None when that is unknown)."""
     used = features_of_active_model(profile)
-    return None if used is None else metrics_read(sorted(used))
+    return None if used is None else metrics_read(used)
 
 
 #: How a shipped model is rebuilt from its checked-in config (CONTRIBUTING.md, "Rebuilding the
